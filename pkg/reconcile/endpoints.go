@@ -1,0 +1,337 @@
+package reconcile
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// epKey is an endpoint's identity, as upstream's hashEndpoint: its sorted
+// addresses, hostname and the namespace/name of its target. Conditions, node,
+// zone and UID are not part of it, so a Pod recreated under the same name and
+// IP is an in-place update rather than a remove and an add.
+type epKey struct {
+	namespace, name, hostname, addresses string
+}
+
+func keyOf(ep *discovery.Endpoint) epKey {
+	k := epKey{}
+	if ep.Hostname != nil {
+		k.hostname = *ep.Hostname
+	}
+	if ep.TargetRef != nil {
+		k.namespace, k.name = ep.TargetRef.Namespace, ep.TargetRef.Name
+	}
+	switch len(ep.Addresses) {
+	case 0:
+	case 1:
+		k.addresses = ep.Addresses[0]
+	default:
+		// Sort a copy: upstream sorts the live slice in place, we must not.
+		addrs := append([]string(nil), ep.Addresses...)
+		sort.Strings(addrs)
+		k.addresses = strings.Join(addrs, ",")
+	}
+	return k
+}
+
+// endpointStore holds everything an endpoint's pointers point at, so that
+// building one endpoint costs one allocation instead of seven.
+type endpointStore struct {
+	ready, serving, terminating bool
+	nodeName, zone, hostname    string
+	addresses                   [1]string
+	ref                         corev1.ObjectReference
+}
+
+// podFacts is what the planner derives from a Pod once, whatever the
+// address type.
+type podFacts struct {
+	pod      *corev1.Pod
+	decision int // index into Plan.Pods
+	ports    []discovery.EndpointPort
+	portKey  string
+	// node is nil when the Node is missing or unreadable.
+	node *corev1.Node
+	// nodeMissing: the Node does not exist and the Pod is skipped for it.
+	nodeMissing bool
+	// zoneFromLive: the Node could not be read; keep the live zone.
+	zoneFromLive bool
+}
+
+// isPodReady is upstream's IsPodReady: the first Ready condition is True.
+func isPodReady(pod *corev1.Pod) bool {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.PodReady {
+			return pod.Status.Conditions[i].Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// podExclusion returns why a Pod can never be an endpoint (upstream
+// ShouldPodBeInEndpoints with includeTerminating=true), or "".
+func podExclusion(pod *corev1.Pod) (Reason, string) {
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return PodTerminal, fmt.Sprintf("pod is in terminal phase %s", pod.Status.Phase)
+	}
+	if pod.Status.PodIP == "" && len(pod.Status.PodIPs) == 0 {
+		return NoPodIP, "pod has no IP address yet"
+	}
+	return "", ""
+}
+
+// endpointAddresses returns the Pod's addresses of one family in canonical
+// form. Like upstream it reads only status.podIPs, never status.podIP.
+func endpointAddresses(pod *corev1.Pod, addressType discovery.AddressType) []string {
+	var out []string
+	for _, podIP := range pod.Status.PodIPs {
+		ip, ok := parseIPSloppy(podIP.IP)
+		if !ok {
+			continue
+		}
+		if ip.Is6() == (addressType == discovery.AddressTypeIPv6) {
+			out = append(out, ip.String())
+		}
+	}
+	return out
+}
+
+// parseIPSloppy parses like k8s.io/utils/net.ParseIPSloppy: IPv4 octets with
+// leading zeros are accepted as decimal. An IPv4-mapped IPv6 address counts
+// as IPv4, as net.IP.To4 would have it.
+func parseIPSloppy(s string) (netip.Addr, bool) {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		if ip.Zone() != "" {
+			return netip.Addr{}, false
+		}
+		return ip.Unmap(), true
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return netip.Addr{}, false
+	}
+	var b [4]byte
+	for i, p := range parts {
+		if p == "" || len(p) > 3 {
+			return netip.Addr{}, false
+		}
+		n, err := strconv.ParseUint(p, 10, 8)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		b[i] = byte(n)
+	}
+	return netip.AddrFrom4(b), true
+}
+
+// servedFamilies says which families the Pod has addresses of.
+func podFamilies(pod *corev1.Pod) (v4, v6 bool) {
+	for _, podIP := range pod.Status.PodIPs {
+		if ip, ok := parseIPSloppy(podIP.IP); ok {
+			if ip.Is6() {
+				v6 = true
+			} else {
+				v4 = true
+			}
+		}
+	}
+	return v4, v6
+}
+
+// findPort resolves a Service port's targetPort in a Pod, as upstream
+// FindPort: a number is taken as is; a name is looked up by name and protocol
+// in the containers, then in restartable (sidecar) init containers.
+func findPort(pod *corev1.Pod, svcPort *corev1.ServicePort) (int32, bool) {
+	switch svcPort.TargetPort.Type {
+	case intstr.Int:
+		return int32(svcPort.TargetPort.IntValue()), true
+	case intstr.String:
+		name := svcPort.TargetPort.StrVal
+		for _, c := range pod.Spec.Containers {
+			for _, p := range c.Ports {
+				if p.Name == name && p.Protocol == svcPort.Protocol {
+					return p.ContainerPort, true
+				}
+			}
+		}
+		for _, c := range pod.Spec.InitContainers {
+			if c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+				continue
+			}
+			for _, p := range c.Ports {
+				if p.Name == name && p.Protocol == svcPort.Protocol {
+					return p.ContainerPort, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// endpointPorts resolves every Service port for a Pod, in Service order, and
+// returns a note for each port that did not resolve (upstream skips those
+// ports for that Pod, which puts it in a port group of its own).
+func endpointPorts(svc *corev1.Service, pod *corev1.Pod) ([]discovery.EndpointPort, []Note) {
+	ports := []discovery.EndpointPort{}
+	if len(svc.Spec.Ports) == 0 && svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		return ports, nil
+	}
+	var notes []Note
+	for i := range svc.Spec.Ports {
+		sp := &svc.Spec.Ports[i]
+		num, ok := findPort(pod, sp)
+		if !ok {
+			notes = append(notes, Note{Reason: PortNotFound, Message: fmt.Sprintf(
+				"service port %s: named target port %q (%s) not found in any container", portLabel(sp), sp.TargetPort.StrVal, sp.Protocol)})
+			continue
+		}
+		name, protocol := sp.Name, sp.Protocol
+		ports = append(ports, discovery.EndpointPort{
+			Name: &name, Port: &num, Protocol: &protocol, AppProtocol: copyStringPtr(sp.AppProtocol),
+		})
+	}
+	return ports, notes
+}
+
+func portLabel(sp *corev1.ServicePort) string {
+	if sp.Name != "" {
+		return fmt.Sprintf("%q (%d)", sp.Name, sp.Port)
+	}
+	return strconv.Itoa(int(sp.Port))
+}
+
+func copyStringPtr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	v := *s
+	return &v
+}
+
+// portKey groups slices by their ports irrespective of order, like upstream
+// NewPortMapKey: nil and empty are the same group, and a nil field differs
+// from a field pointing at its zero value.
+func portKey(ports []discovery.EndpointPort) string {
+	if len(ports) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ports))
+	for i := range ports {
+		p := &ports[i]
+		var b strings.Builder
+		writeOptString(&b, p.Name)
+		b.WriteByte('|')
+		if p.Port != nil {
+			b.WriteString(strconv.Itoa(int(*p.Port)))
+		} else {
+			b.WriteByte('-')
+		}
+		b.WriteByte('|')
+		if p.Protocol != nil {
+			writeOptString(&b, (*string)(p.Protocol))
+		} else {
+			b.WriteByte('-')
+		}
+		b.WriteByte('|')
+		writeOptString(&b, p.AppProtocol)
+		parts[i] = b.String()
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ";")
+}
+
+func writeOptString(b *strings.Builder, s *string) {
+	if s == nil {
+		b.WriteByte('-')
+		return
+	}
+	b.WriteByte('=')
+	b.WriteString(strconv.Quote(*s))
+}
+
+// buildEndpoint is upstream podToEndpoint for one address type. It returns
+// false when the Pod has no address of that type.
+func buildEndpoint(svc *corev1.Service, f *podFacts, addressType discovery.AddressType, liveZone func(epKey) *string) (discovery.Endpoint, bool) {
+	pod := f.pod
+	addrs := endpointAddresses(pod, addressType)
+	if len(addrs) == 0 {
+		return discovery.Endpoint{}, false
+	}
+	st := &endpointStore{}
+	st.serving = isPodReady(pod)
+	st.terminating = pod.DeletionTimestamp != nil
+	st.ready = svc.Spec.PublishNotReadyAddresses || (st.serving && !st.terminating)
+	st.ref = corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+	ep := discovery.Endpoint{
+		Conditions: discovery.EndpointConditions{Ready: &st.ready, Serving: &st.serving, Terminating: &st.terminating},
+		TargetRef:  &st.ref,
+	}
+	if len(addrs) == 1 {
+		st.addresses[0] = addrs[0]
+		ep.Addresses = st.addresses[:]
+	} else {
+		ep.Addresses = addrs
+	}
+	if pod.Spec.NodeName != "" {
+		st.nodeName = pod.Spec.NodeName
+		ep.NodeName = &st.nodeName
+	}
+	if len(pod.Spec.Hostname) > 0 && pod.Spec.Subdomain == svc.Name && svc.Namespace == pod.Namespace {
+		st.hostname = pod.Spec.Hostname
+		ep.Hostname = &st.hostname
+	}
+	switch {
+	case f.node != nil:
+		if z := f.node.Labels[labelZone]; z != "" {
+			st.zone = z
+			ep.Zone = &st.zone
+		}
+	case f.zoneFromLive && liveZone != nil:
+		if z := liveZone(keyOf(&ep)); z != nil {
+			st.zone = *z
+			ep.Zone = &st.zone
+		}
+	}
+	return ep, true
+}
+
+// endpointsEqualBeyondKey is upstream EndpointsEqualBeyondHash: node, zone,
+// conditions (nil differs from a value) and the target reference without its
+// resourceVersion. Hints are deliberately not compared.
+func endpointsEqualBeyondKey(a, b *discovery.Endpoint) bool {
+	return strPtrEqual(a.NodeName, b.NodeName) && strPtrEqual(a.Zone, b.Zone) &&
+		boolPtrEqual(a.Conditions.Ready, b.Conditions.Ready) &&
+		boolPtrEqual(a.Conditions.Serving, b.Conditions.Serving) &&
+		boolPtrEqual(a.Conditions.Terminating, b.Conditions.Terminating) &&
+		refEqualIgnoringRV(a.TargetRef, b.TargetRef)
+}
+
+func strPtrEqual(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func boolPtrEqual(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func refEqualIgnoringRV(a, b *corev1.ObjectReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, y := *a, *b
+	x.ResourceVersion, y.ResourceVersion = "", ""
+	return x == y
+}
