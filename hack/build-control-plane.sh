@@ -31,5 +31,9 @@ CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/" \
   k8s.io/kubernetes/cmd/kubectl
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3
 touch "$bin/.complete"
+# Drop builds for older pins: each is ~300 MB.
+for old in "$cache"/control-plane-*; do
+  [ "$old" = "$bin" ] || rm -rf "$old"
+done
 echo "built in $(( $(date +%s) - start ))s" >&2
 echo "$bin"

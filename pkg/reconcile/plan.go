@@ -115,8 +115,10 @@ func (pl *planner) partitionSlices(slices []*discovery.EndpointSlice) ([]*discov
 	}
 	sortByName(pl.plan.Foreign)
 	sortByName(ours)
+	pl.plan.live = make(map[string]*discovery.EndpointSlice, len(ours))
 	for _, s := range ours {
 		byType[s.AddressType] = append(byType[s.AddressType], s)
+		pl.plan.live[s.Name] = s
 	}
 	return ours, byType
 }

@@ -96,7 +96,12 @@ type Plan struct {
 	// Warnings are what upstream logs, returns as an error or records as an
 	// event, in a stable order.
 	Warnings []Warning
+
+	live map[string]*discovery.EndpointSlice
 }
+
+// Live returns our live slice of that name as it was given, or nil.
+func (p *Plan) Live(name string) *discovery.EndpointSlice { return p.live[name] }
 
 // InSync reports whether the plan writes nothing.
 func (p *Plan) InSync() bool {

@@ -1,0 +1,141 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// PageSize is the list page size: large enough for few round trips, small
+// enough to keep each response well under the API server's limits.
+const PageSize = 500
+
+// nodeGetLimit: up to this many distinct Nodes are fetched one by one;
+// beyond it one paginated list is cheaper.
+const nodeGetLimit = 20
+
+// Reader reads planner inputs through a clientset.
+type Reader struct {
+	Client kubernetes.Interface
+}
+
+// Load reads everything the planner needs for one Service. A Service without
+// a selector or of type ExternalName gets its slices but no Pods, since the
+// planner will not plan it. Node read errors other than Forbidden fail.
+func (r Reader) Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error) {
+	in := reconcile.Input{Service: svc}
+	var err error
+	if in.Slices, err = r.Slices(ctx, svc.Namespace, svc.Name); err != nil {
+		return in, err
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
+		return in, nil
+	}
+	if in.Pods, err = r.Pods(ctx, svc.Namespace, labels.SelectorFromSet(svc.Spec.Selector).String()); err != nil {
+		return in, err
+	}
+	in.Nodes, err = r.Nodes(ctx, in.Pods, needsAllNodes(svc))
+	return in, err
+}
+
+// needsAllNodes: the topology-mode: Auto allocator weighs zones by the
+// allocatable CPU of every Node.
+func needsAllNodes(svc *corev1.Service) bool {
+	v, ok := svc.Annotations[corev1.DeprecatedAnnotationTopologyAwareHints]
+	if !ok {
+		v = svc.Annotations[corev1.AnnotationTopologyMode]
+	}
+	return v == "Auto" || v == "auto"
+}
+
+// Pods lists the Pods of a namespace matching a label selector, paginated.
+func (r Reader) Pods(ctx context.Context, ns, selector string) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	err := list(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		o.LabelSelector = selector
+		return r.Client.CoreV1().Pods(ns).List(ctx, o)
+	}, func(obj runtime.Object) {
+		out = append(out, obj.(*corev1.Pod))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pods in namespace %s: %w", ns, err)
+	}
+	return out, nil
+}
+
+// Slices lists every EndpointSlice labelled for the Service, of any manager.
+func (r Reader) Slices(ctx context.Context, ns, service string) ([]*discovery.EndpointSlice, error) {
+	var out []*discovery.EndpointSlice
+	err := list(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		o.LabelSelector = discovery.LabelServiceName + "=" + service
+		return r.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, o)
+	}, func(obj runtime.Object) {
+		out = append(out, obj.(*discovery.EndpointSlice))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list endpointslices of service %s/%s: %w", ns, service, err)
+	}
+	return out, nil
+}
+
+// Nodes reads the Nodes the Pods run on (all Nodes when all is set, or when
+// there are many). A Forbidden answer is not an error: the planner is told
+// the Nodes are unreadable and keeps Pods and their live zones.
+func (r Reader) Nodes(ctx context.Context, pods []*corev1.Pod, all bool) (reconcile.Nodes, error) {
+	names := map[string]bool{}
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			names[p.Spec.NodeName] = true
+		}
+	}
+	nodes := reconcile.Nodes{ByName: map[string]*corev1.Node{}}
+	if !all && len(names) <= nodeGetLimit {
+		for name := range names {
+			n, err := r.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+			case apierrors.IsForbidden(err):
+				return reconcile.Nodes{Unreadable: true}, nil
+			case err != nil:
+				return nodes, fmt.Errorf("get node %s: %w", name, err)
+			default:
+				nodes.ByName[name] = n
+			}
+		}
+		return nodes, nil
+	}
+	err := list(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return r.Client.CoreV1().Nodes().List(ctx, o)
+	}, func(obj runtime.Object) {
+		n := obj.(*corev1.Node)
+		nodes.ByName[n.Name] = n
+	})
+	switch {
+	case apierrors.IsForbidden(err):
+		return reconcile.Nodes{Unreadable: true}, nil
+	case err != nil:
+		return nodes, fmt.Errorf("list nodes: %w", err)
+	}
+	nodes.Complete = true
+	return nodes, nil
+}
+
+// list pages through a list call and hands each item to fn.
+func list(ctx context.Context, call func(context.Context, metav1.ListOptions) (runtime.Object, error), fn func(runtime.Object)) error {
+	p := pager.New(call)
+	p.PageSize = PageSize
+	return p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		fn(obj)
+		return nil
+	})
+}

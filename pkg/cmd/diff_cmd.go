@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+)
+
+// DiffOptions are diff's typed options.
+type DiffOptions struct {
+	*RootOptions
+	Targets TargetFlags
+	Plan    PlanFlags
+	args    []string
+}
+
+func newDiffCommand(root *RootOptions) *cobra.Command {
+	o := &DiffOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "diff (svc/NAME ... | -l SELECTOR | --all)",
+		Short: "Show what sync would change, as unified diffs",
+		Long: `Plan each Service's EndpointSlices and print, for every slice sync would create, update
+or delete, a unified diff of its YAML against the live object. Like kubectl diff, the exit
+code is 0 when nothing would change, 1 when something would, and greater than 1 on error.
+
+` + exitCodeHelp,
+		Example: `  # What would sync change for one Service?
+  kubectl slices diff svc/web -n shop
+
+  # Use in scripts: non-zero when any Service in the namespace needs a sync
+  kubectl slices diff --all -n shop >/dev/null || echo "drift"`,
+		ValidArgsFunction: root.completeServices,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.args = args
+			if err := o.Plan.validate(); err != nil {
+				return err
+			}
+			if err := o.Targets.validate(args); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	addTargetFlags(cmd, &o.Targets)
+	addPlanFlags(cmd, &o.Plan)
+	return cmd
+}
+
+// Run prints the diffs; errors take precedence over changes in the exit code.
+func (o *DiffOptions) Run(ctx context.Context) error {
+	client, err := o.Clientset()
+	if err != nil {
+		return err
+	}
+	targets, err := o.resolveServices(o.Targets, o.args)
+	if err != nil {
+		return err
+	}
+	style, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
+	changed := false
+	var firstErr error
+	for _, t := range targets {
+		run := runService(ctx, client, t, o.Plan, nil)
+		if run.Err != nil {
+			printers.Summary(o.ErrOut, errStyle, []printers.Outcome{{Namespace: run.Namespace, Name: run.Name, Err: run.Err}})
+			if firstErr == nil {
+				firstErr = run.Err
+			}
+			continue
+		}
+		c, err := printers.Diff(o.Out, style, run.Plan)
+		if err != nil {
+			return err
+		}
+		changed = changed || c
+	}
+	if firstErr != nil {
+		return &ExitError{Code: ExitCode(firstErr), Err: errAlreadyPrinted}
+	}
+	if changed {
+		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+)
+
+// Exit codes, documented in the root command's help.
+const (
+	ExitOK        = 0 // done; for diff and explain: no changes, no drift
+	ExitChanges   = 1 // diff/explain: changes or drift; sync: some Services failed, others synced
+	ExitUsage     = 2 // bad flag value or argument (nothing was read or written)
+	ExitNotFound  = 3 // a Service (or namespace) was not found
+	ExitAPI       = 4 // the API refused or failed: Forbidden, unreachable, namespace terminating, timeouts
+	ExitConflicts = 5 // slices kept changing under us; retries ran out
+)
+
+const exitCodeHelp = `Exit codes:
+  0  success; for diff and explain: in sync
+  1  diff/explain: changes needed or drift found; sync: some Services failed while others synced
+  2  usage error: bad flag value, invalid selector, an argument that is not a Service
+  3  a Service was not found
+  4  the API server refused or failed: Forbidden, unreachable, namespace terminating
+  5  the slices kept changing during sync and retries ran out`
+
+// ExitError carries an exit code with its message.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func usageError(format string, a ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
+}
+
+// ExitCode maps an error to the documented exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	// cobra's own complaints about the command line.
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument"} {
+		if strings.HasPrefix(err.Error(), p) {
+			return ExitUsage
+		}
+	}
+	return classify(err)
+}
+
+func classify(err error) int {
+	var nt *apply.NamespaceTerminatingError
+	switch {
+	case errors.Is(err, apply.ErrConflict):
+		return ExitConflicts
+	case errors.As(err, &nt):
+		return ExitAPI
+	case apierrors.IsNotFound(err):
+		return ExitNotFound
+	}
+	return ExitAPI
+}
+
+// describe turns an error about one Service into the one line a user sees:
+// what failed, on which object, and what to do.
+func describe(ns, name string, err error) error {
+	obj := fmt.Sprintf("service %s/%s", ns, name)
+	var nt *apply.NamespaceTerminatingError
+	var status apierrors.APIStatus
+	switch {
+	case errors.As(err, &nt):
+		return &ExitError{ExitAPI, fmt.Errorf("%s: namespace %s is terminating: no EndpointSlices can be created in it", obj, ns)}
+	case errors.Is(err, apply.ErrConflict):
+		return &ExitError{ExitConflicts, fmt.Errorf("%s: its EndpointSlices kept changing while syncing (is another controller writing them?); run again", obj)}
+	case apierrors.IsNotFound(err):
+		return &ExitError{ExitNotFound, fmt.Errorf("%s not found: check the name and the namespace (-n, or -A for all namespaces)", obj)}
+	case apierrors.IsForbidden(err) && errors.As(err, &status):
+		d := status.Status().Details
+		what := "the request"
+		if d != nil {
+			what = d.Kind
+			if d.Group != "" {
+				what += "." + d.Group
+			}
+		}
+		verb := forbiddenVerb(status.Status().Message)
+		return &ExitError{ExitAPI, fmt.Errorf("%s: forbidden: cannot %s %s in namespace %s; ask for RBAC that allows it (kubectl auth can-i %s %s -n %s)",
+			obj, verb, what, ns, verb, what, ns)}
+	case isUnreachable(err):
+		return &ExitError{ExitAPI, fmt.Errorf("%s: cannot reach the API server: %v; check --kubeconfig, --context and the network", obj, rootCause(err))}
+	}
+	return &ExitError{classify(err), fmt.Errorf("%s: %w", obj, err)}
+}
+
+// forbiddenVerb reads the verb out of the API server's Forbidden message
+// (`... cannot create resource "endpointslices" ...`).
+func forbiddenVerb(msg string) string {
+	if i := strings.Index(msg, "cannot "); i >= 0 {
+		if f := strings.Fields(msg[i+len("cannot "):]); len(f) > 0 {
+			return f[0]
+		}
+	}
+	return "access"
+}
+
+func isUnreachable(err error) bool {
+	var ue *url.Error
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &ue) || errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout()) ||
+		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection refused")
+}
+
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}

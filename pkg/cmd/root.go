@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// RootOptions are the flags every command shares.
+type RootOptions struct {
+	genericiooptions.IOStreams
+	ConfigFlags   *genericclioptions.ConfigFlags
+	AllNamespaces bool
+	Color         string
+	QPS           float32
+	Burst         int
+}
+
+// NewRootCommand builds `kubectl slices`.
+func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &RootOptions{IOStreams: streams, ConfigFlags: genericclioptions.NewConfigFlags(true)}
+	cmd := &cobra.Command{
+		Use:   "kubectl-slices",
+		Short: "Repair and explain a Service's EndpointSlices, client-side",
+		Long: `kubectl slices computes a Service's EndpointSlices exactly as kube-controller-manager's
+EndpointSlice controller would, shows why each Pod is or is not an endpoint, and writes the
+slices under its own managed-by label (endpointslice.kubernetes.io/managed-by: kubectl-slices)
+when the controller is down, stuck or misconfigured.
+
+` + exitCodeHelp,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl slices",
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	o.ConfigFlags.WrapConfigFn = o.tuneConfig
+	o.ConfigFlags.AddFlags(cmd.PersistentFlags())
+	pf := cmd.PersistentFlags()
+	pf.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Work on Services in all namespaces")
+	pf.StringVar(&o.Color, "color", "auto", "Colour output: auto (terminals only, NO_COLOR honoured), always or never")
+	pf.Float32Var(&o.QPS, "qps", 200, "Client-side requests per second towards the API server")
+	pf.IntVar(&o.Burst, "burst", 400, "Client-side request burst towards the API server")
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		switch o.Color {
+		case "auto", "always", "never":
+		default:
+			return usageError("--color must be auto, always or never, got %q", o.Color)
+		}
+		if o.QPS <= 0 || o.Burst <= 0 {
+			return usageError("--qps and --burst must be positive")
+		}
+		return nil
+	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError("%v\nSee '%s --help' for usage.", err, c.CommandPath())
+	})
+	registerCompletions(cmd, o)
+	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newVersionCommand(o))
+	return cmd
+}
+
+// tuneConfig raises the client's rate limits (a 100,000-Pod Service means
+// 1,000 slices) and asks for protobuf, which the API server encodes and we
+// decode several times faster than JSON.
+func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
+	c.QPS, c.Burst = o.QPS, o.Burst
+	c.UserAgent = fmt.Sprintf("kubectl-slices/%s", Version)
+	return c
+}
+
+// Clientset returns a typed client speaking protobuf.
+func (o *RootOptions) Clientset() (kubernetes.Interface, error) {
+	c, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, usageError("cannot load kubeconfig: %v", err)
+	}
+	c = rest.CopyConfig(c)
+	c.ContentType = "application/vnd.kubernetes.protobuf"
+	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	return kubernetes.NewForConfig(c)
+}
+
+// Namespace is the namespace of the kubeconfig context or -n.
+func (o *RootOptions) Namespace() (string, error) {
+	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", usageError("cannot load kubeconfig: %v", err)
+	}
+	return ns, nil
+}

@@ -1,0 +1,76 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+
+	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// Outcome is what happened to one Service in a sync.
+type Outcome struct {
+	Namespace, Name string
+	Plan            *reconcile.Plan
+	Created         int
+	Updated         int
+	Deleted         int
+	// DryRun is "", "client" or "server".
+	DryRun string
+	Err    error
+}
+
+// Summary writes one line per Service: what was written and how many
+// endpoints the Service now has.
+func Summary(w io.Writer, st Style, outs []Outcome) {
+	for _, o := range outs {
+		name := st.Bold(fmt.Sprintf("service %s/%s", o.Namespace, o.Name))
+		switch {
+		case o.Err != nil:
+			fmt.Fprintf(w, "%s %s: %v\n", name, st.Red("failed"), o.Err)
+		case o.Plan != nil && !o.Plan.Service.Planned():
+			fmt.Fprintf(w, "%s %s (%s): %s\n", name, st.Yellow("skipped"), o.Plan.Service.Reason, o.Plan.Service.Message)
+		case o.Plan != nil:
+			verb := st.Green("synced")
+			if o.DryRun != "" {
+				verb = st.Cyan("would sync (dry run: " + o.DryRun + ")")
+			}
+			if o.Created+o.Updated+o.Deleted == 0 && o.DryRun == "" {
+				verb = st.Green("in sync")
+			}
+			ready, notReady := CountEndpoints(Final(o.Plan))
+			fmt.Fprintf(w, "%s %s: %d created, %d updated, %d deleted, %d unchanged; endpoints: %d ready, %d not ready\n",
+				name, verb, o.Created, o.Updated, o.Deleted, len(o.Plan.Unchanged), ready, notReady)
+		}
+	}
+}
+
+// Warnings writes the planner's warnings for one Service, once each.
+func Warnings(w io.Writer, st Style, plan *reconcile.Plan) {
+	for _, wn := range plan.Warnings {
+		fmt.Fprintf(w, "%s service %s/%s: %s: %s\n", st.Yellow("Warning:"), plan.Service.Namespace, plan.Service.Name, wn.Object, wn.Message)
+	}
+}
+
+// Final is the Service's slices after the plan: unchanged, updated, created.
+func Final(p *reconcile.Plan) []*discovery.EndpointSlice {
+	out := make([]*discovery.EndpointSlice, 0, len(p.Unchanged)+len(p.Update)+len(p.Create))
+	out = append(out, p.Unchanged...)
+	out = append(out, p.Update...)
+	return append(out, p.Create...)
+}
+
+// CountEndpoints counts ready and not-ready endpoints.
+func CountEndpoints(slices []*discovery.EndpointSlice) (ready, notReady int) {
+	for _, s := range slices {
+		for i := range s.Endpoints {
+			if r := s.Endpoints[i].Conditions.Ready; r != nil && *r {
+				ready++
+			} else {
+				notReady++
+			}
+		}
+	}
+	return ready, notReady
+}

@@ -1,0 +1,120 @@
+// Command localcluster runs the test control plane for a person: `make demo`
+// uses it to show kubectl-slices repairing a Service that has no endpoints.
+//
+//	localcluster [-demo] [-plugin-dir DIR]
+//
+// It starts etcd and kube-apiserver on loopback, seeds a namespace with three
+// Nodes in two zones, six Pods and a Service (-demo then runs kubectl get,
+// kubectl slices sync and kubectl slices explain through a real kubectl),
+// prints how to use the cluster, and stops everything on Ctrl-C.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
+)
+
+func main() {
+	demo := flag.Bool("demo", false, "run the demo commands after seeding")
+	pluginDir := flag.String("plugin-dir", "bin", "directory holding the kubectl-slices binary")
+	exitAfter := flag.Bool("exit", false, "stop right after the demo instead of waiting for Ctrl-C")
+	flag.Parse()
+	if err := run(*demo, *pluginDir, *exitAfter); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(demo bool, pluginDir string, exitAfter bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		return err
+	}
+	defer cp.Stop()
+	fmt.Printf("Local control plane ready in %s at %s (etcd + kube-apiserver, no kube-controller-manager)\n\n", time.Since(start).Round(100*time.Millisecond), cp.URL)
+	if err := seed(ctx, cp); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(pluginDir)
+	if err != nil {
+		return err
+	}
+	path := abs + string(os.PathListSeparator) + cp.BinDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	if demo {
+		for _, step := range []struct{ say, cmd string }{
+			{"The Service has ready Pods, but no EndpointSlices: nothing routes to it.", "kubectl get pods,endpointslices -n demo -o wide"},
+			{"kubectl slices explains why.", "kubectl slices explain svc/web -n demo"},
+			{"Repair it.", "kubectl slices sync svc/web -n demo"},
+			{"The slices now list every ready Pod.", "kubectl get endpointslices -n demo -o wide"},
+			{"And explain finds no drift (exit code 0).", "kubectl slices explain svc/web -n demo"},
+		} {
+			fmt.Printf("# %s\n$ %s\n", step.say, step.cmd)
+			c := exec.CommandContext(ctx, "sh", "-c", step.cmd)
+			c.Env = append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig, "PATH="+path)
+			c.Stdout, c.Stderr = os.Stdout, os.Stderr
+			if err := c.Run(); err != nil {
+				fmt.Printf("(exit: %v)\n", err)
+			}
+			fmt.Println()
+		}
+	}
+	fmt.Printf("To use this cluster from another shell:\n  export KUBECONFIG=%s\n  export PATH=%s:%s:$PATH\n  kubectl slices explain svc/web -n demo\n\n",
+		cp.Kubeconfig, abs, cp.BinDir)
+	if exitAfter {
+		return nil
+	}
+	fmt.Println("Press Ctrl-C to stop the control plane.")
+	<-ctx.Done()
+	fmt.Println("\nStopping.")
+	return nil
+}
+
+// seed makes a Deployment-like set of Pods on three Nodes in two zones, and
+// a Service selecting them: one Pod not ready, one terminating.
+func seed(ctx context.Context, cp *controlplane.ControlPlane) error {
+	if err := cp.Namespace(ctx, "demo"); err != nil {
+		return err
+	}
+	for i, zone := range []string{"zone-a", "zone-a", "zone-b"} {
+		if err := cp.Node(ctx, controlplane.NodeSpec{Name: fmt.Sprintf("node-%d", i+1), Zone: zone, CPU: "4"}); err != nil {
+			return err
+		}
+	}
+	labels := map[string]string{"app": "web"}
+	ports := []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+	for i := 1; i <= 6; i++ {
+		spec := controlplane.PodSpec{Name: fmt.Sprintf("web-7d9f-%d", i), Labels: labels, Node: fmt.Sprintf("node-%d", (i-1)%3+1),
+			IPs: []string{fmt.Sprintf("10.244.%d.%d", (i-1)%3+1, 10+i)}, Ready: i != 5, Ports: ports, Terminating: i == 6}
+		if _, err := cp.Pod(ctx, "demo", spec); err != nil {
+			return err
+		}
+	}
+	_, err := cp.Service(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "demo"},
+		Spec: corev1.ServiceSpec{Selector: labels,
+			Ports: []corev1.ServicePort{controlplane.ServicePort("http", 80, intstr.FromString("http"))}},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("Seeded namespace demo: 3 Nodes (zone-a, zone-a, zone-b), 6 Pods app=web (one not ready, one terminating), Service web.")
+	fmt.Println(strings.Repeat("-", 80))
+	return nil
+}

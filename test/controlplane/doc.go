@@ -1,0 +1,17 @@
+// Package controlplane runs a real, local Kubernetes control plane for
+// kubectl-slices' e2e tests, benchmarks and demo: etcd and kube-apiserver
+// (and, on request, kube-controller-manager with only its EndpointSlice
+// controller, the fidelity oracle), built from Go modules by
+// hack/build-control-plane.sh.
+//
+// Everything listens on free 127.0.0.1 ports. The API server runs with RBAC
+// and token authentication and knows two users: an admin (system:masters)
+// and "limited", who has no rights until a test grants some. Start writes a
+// kubeconfig with a context for each. There is no kubelet: Pods are created
+// bound to a Node and their status is written through the status
+// subresource (see the helpers in fixtures.go).
+//
+// Processes are started in their own process group with a parent-death
+// signal, so they end with the test binary even when it is killed; Stop ends
+// them and removes their files.
+package controlplane
