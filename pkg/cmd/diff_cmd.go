@@ -64,7 +64,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	for _, t := range targets {
 		run := runService(ctx, client, t, o.Plan, nil)
 		if run.Err != nil {
-			printers.Summary(o.ErrOut, errStyle, []printers.Outcome{{Namespace: run.Namespace, Name: run.Name, Err: run.Err}})
+			printers.Failures(o.ErrOut, errStyle, []printers.Outcome{{Namespace: run.Namespace, Name: run.Name, Err: run.Err}})
 			if firstErr == nil {
 				firstErr = run.Err
 			}

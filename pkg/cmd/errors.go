@@ -79,6 +79,9 @@ func classify(err error) int {
 // what failed, on which object, and what to do.
 func describe(ns, name string, err error) error {
 	obj := fmt.Sprintf("service %s/%s", ns, name)
+	if name == "" {
+		obj = "services in namespace " + ns
+	}
 	var nt *apply.NamespaceTerminatingError
 	var status apierrors.APIStatus
 	switch {

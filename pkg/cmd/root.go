@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"flag"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 )
 
 // RootOptions are the flags every command shares.
@@ -18,6 +21,7 @@ type RootOptions struct {
 	Color         string
 	QPS           float32
 	Burst         int
+	Verbosity     int
 }
 
 // NewRootCommand builds `kubectl slices`.
@@ -47,7 +51,9 @@ when the controller is down, stuck or misconfigured.
 	pf.StringVar(&o.Color, "color", "auto", "Colour output: auto (terminals only, NO_COLOR honoured), always or never")
 	pf.Float32Var(&o.QPS, "qps", 200, "Client-side requests per second towards the API server")
 	pf.IntVar(&o.Burst, "burst", 400, "Client-side request burst towards the API server")
+	pf.IntVarP(&o.Verbosity, "v", "v", 0, "Log level of client-go's logs on stderr (0 = none)")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		setupLogging(o.Verbosity, o.ErrOut)
 		switch o.Color {
 		case "auto", "always", "never":
 		default:
@@ -94,4 +100,21 @@ func (o *RootOptions) Namespace() (string, error) {
 		return "", usageError("cannot load kubeconfig: %v", err)
 	}
 	return ns, nil
+}
+
+// setupLogging keeps client-go's logs (retries, discovery errors) off the
+// terminal unless -v asks for them: errors that matter reach the user once,
+// as one line, through the command's own error.
+func setupLogging(v int, errOut io.Writer) {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	if v <= 0 {
+		_ = fs.Set("logtostderr", "false")
+		_ = fs.Set("alsologtostderr", "false")
+		_ = fs.Set("stderrthreshold", "FATAL")
+		klog.SetOutput(io.Discard)
+		return
+	}
+	_ = fs.Set("v", fmt.Sprint(v))
+	klog.SetOutput(errOut)
 }

@@ -140,6 +140,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		summaryOut, style = o.ErrOut, errStyle
 	}
 	printers.Summary(summaryOut, style, outcomes)
+	printers.Failures(o.ErrOut, errStyle, outcomes)
 	if o.Output != "" {
 		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {
 			return err

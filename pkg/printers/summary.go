@@ -21,14 +21,13 @@ type Outcome struct {
 	Err    error
 }
 
-// Summary writes one line per Service: what was written and how many
-// endpoints the Service now has.
+// Summary writes one line per Service that did not fail: what was written
+// and how many endpoints the Service now has. Failures go to Failures.
 func Summary(w io.Writer, st Style, outs []Outcome) {
 	for _, o := range outs {
 		name := st.Bold(fmt.Sprintf("service %s/%s", o.Namespace, o.Name))
 		switch {
 		case o.Err != nil:
-			fmt.Fprintf(w, "%s %s: %v\n", name, st.Red("failed"), o.Err)
 		case o.Plan != nil && !o.Plan.Service.Planned():
 			fmt.Fprintf(w, "%s %s (%s): %s\n", name, st.Yellow("skipped"), o.Plan.Service.Reason, o.Plan.Service.Message)
 		case o.Plan != nil:
@@ -42,6 +41,16 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 			ready, notReady := CountEndpoints(Final(o.Plan))
 			fmt.Fprintf(w, "%s %s: %d created, %d updated, %d deleted, %d unchanged; endpoints: %d ready, %d not ready\n",
 				name, verb, o.Created, o.Updated, o.Deleted, len(o.Plan.Unchanged), ready, notReady)
+		}
+	}
+}
+
+// Failures writes one "error: ..." line per failed Service; the errors
+// already name their Service.
+func Failures(w io.Writer, st Style, outs []Outcome) {
+	for _, o := range outs {
+		if o.Err != nil {
+			fmt.Fprintf(w, "%s %v\n", st.Red("error:"), o.Err)
 		}
 	}
 }
