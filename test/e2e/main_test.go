@@ -124,11 +124,20 @@ func (r result) mustCode(t testing.TB, code int) result {
 // newNamespace makes a fresh namespace on cp for one test.
 func newNamespace(t testing.TB, cp *controlplane.ControlPlane) string {
 	t.Helper()
-	ns := fmt.Sprintf("e2e-%d-%s", nsSeq.Add(1), strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")))
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, t.Name())
+	ns := fmt.Sprintf("e2e-%d-%s", nsSeq.Add(1), name)
 	if len(ns) > 60 {
 		ns = ns[:60]
 	}
-	ns = strings.TrimRight(strings.ReplaceAll(ns, "_", "-"), "-")
+	ns = strings.TrimRight(ns, "-")
 	if err := cp.Namespace(context.Background(), ns); err != nil {
 		t.Fatalf("namespace %s: %v", ns, err)
 	}
