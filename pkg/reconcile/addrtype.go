@@ -172,6 +172,8 @@ func (pl *planner) finish(facts []*podFacts) {
 		case !d.Included && len(missing) > 0:
 			d.Reason, d.Message = AddressFamilyMismatch, fmt.Sprintf("pod has no %s address; the Service serves %s",
 				strings.Join(missing, " or "), joinTypes(pl.plan.AddressTypes))
+		case !d.Included && pl.plan.SuppressedCreates > 0:
+			d.Reason, d.Message = ServiceTerminating, "not published: the Service is being deleted, so no new slices are created"
 		case len(missing) > 0:
 			d.Notes = append(d.Notes, Note{Reason: AddressFamilyMismatch, Message: "pod has no " + strings.Join(missing, " or ") + " address"})
 		}
