@@ -107,11 +107,15 @@ type noopClient struct{ kubernetes.Interface }
 
 func (noopClient) DiscoveryV1() discoveryv1.DiscoveryV1Interface { return noopDiscovery{} }
 
-type noopDiscovery struct{ discoveryv1.DiscoveryV1Interface }
+type noopDiscovery struct {
+	discoveryv1.DiscoveryV1Interface
+}
 
 func (noopDiscovery) EndpointSlices(string) discoveryv1.EndpointSliceInterface { return noopSlices{} }
 
-type noopSlices struct{ discoveryv1.EndpointSliceInterface }
+type noopSlices struct {
+	discoveryv1.EndpointSliceInterface
+}
 
 func (noopSlices) Create(_ context.Context, s *discovery.EndpointSlice, _ metav1.CreateOptions) (*discovery.EndpointSlice, error) {
 	return s, nil

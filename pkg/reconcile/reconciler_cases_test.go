@@ -296,7 +296,7 @@ func TestUpdatePackingFillsFullestFirst(t *testing.T) {
 	live := liveSlices(t, s, pods, 80, 20)
 	changed := make([]*corev1.Pod, len(pods))
 	copy(changed, pods)
-	changed[0] = pod(s, 0, notReady)  // in the 80-slice
+	changed[0] = pod(s, 0, notReady)   // in the 80-slice
 	changed[85] = pod(s, 85, notReady) // in the 20-slice
 	p := mustPlan(t, Input{Service: s, Pods: changed, Nodes: defaultNodes(), Slices: live}, DefaultOptions())
 	expectWrites(t, p, 0, 2, 0)
