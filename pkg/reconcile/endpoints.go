@@ -335,3 +335,19 @@ func refEqualIgnoringRV(a, b *corev1.ObjectReference) bool {
 	x.ResourceVersion, y.ResourceVersion = "", ""
 	return x == y
 }
+
+// EndpointKey is an endpoint's identity as the planner matches it: its
+// addresses, hostname and target. Callers use it to match live endpoints to
+// desired ones the way a sync would.
+func EndpointKey(ep *discovery.Endpoint) string {
+	k := keyOf(ep)
+	return k.namespace + "/" + k.name + "|" + k.hostname + "|" + k.addresses
+}
+
+// PortsKey identifies a set of ports irrespective of order: slices with equal
+// keys belong to the same port group.
+func PortsKey(ports []discovery.EndpointPort) string { return portKey(ports) }
+
+// EndpointsEquivalent reports whether a sync would leave b as a (same key
+// assumed): node, zone, conditions and target all equal. Hints are ignored.
+func EndpointsEquivalent(a, b *discovery.Endpoint) bool { return endpointsEqualBeyondKey(a, b) }

@@ -1,0 +1,173 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// Options tune Build.
+type Options struct {
+	ManagedBy            string
+	MaxEndpointsPerSlice int
+	// NamespacePods are all Pods of the namespace, read only when the
+	// selector matched none, for near misses.
+	NamespacePods []*corev1.Pod
+}
+
+// Build explains a plan against the live slices it was made from.
+func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
+	svc := in.Service
+	r := Report{Schema: SchemaVersion, Service: serviceInfo(svc, plan), Pods: []Pod{}, Managers: []Manager{}, Drift: []Drift{}}
+	for _, w := range plan.Warnings {
+		r.Warnings = append(r.Warnings, w.Object+": "+w.Message)
+	}
+	r.Selector.Matched = len(plan.Pods)
+	if r.Selector.Matched == 0 && plan.Service.Planned() {
+		r.Selector.NearMisses = NearMisses(svc.Spec.Selector, o.NamespacePods)
+	}
+	for _, d := range plan.Pods {
+		r.Pods = append(r.Pods, podReport(d))
+	}
+	live := liveSlices(in.Slices)
+	r.Managers = managers(live, o)
+	if plan.Service.Planned() {
+		r.Drift = drift(plan, live)
+	}
+	r.InSync = len(r.Drift) == 0
+	r.Diagnosis = diagnose(svc, plan, r)
+	return r
+}
+
+func serviceInfo(svc *corev1.Service, plan *reconcile.Plan) ServiceInfo {
+	si := ServiceInfo{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), Selector: svc.Spec.Selector,
+		Ports: []Port{}, PublishNotReadyAddresses: svc.Spec.PublishNotReadyAddresses,
+		Verdict: plan.Service.Reason, Message: plan.Service.Message, AddressTypes: []string{}}
+	if si.Type == "" {
+		si.Type = string(corev1.ServiceTypeClusterIP)
+	}
+	for _, p := range svc.Spec.Ports {
+		si.Ports = append(si.Ports, Port{Name: p.Name, Port: p.Port, TargetPort: p.TargetPort.String(), Protocol: string(p.Protocol)})
+	}
+	for _, at := range plan.AddressTypes {
+		si.AddressTypes = append(si.AddressTypes, string(at))
+	}
+	if td := svc.Spec.TrafficDistribution; td != nil {
+		si.TrafficDistribution = *td
+	}
+	if v, ok := svc.Annotations[corev1.DeprecatedAnnotationTopologyAwareHints]; ok {
+		si.TopologyMode = v
+	} else {
+		si.TopologyMode = svc.Annotations[corev1.AnnotationTopologyMode]
+	}
+	return si
+}
+
+func podReport(d reconcile.PodDecision) Pod {
+	p := Pod{Name: d.Name, Included: d.Included, Reason: d.Reason, Message: d.Message, Notes: d.Notes}
+	for _, e := range d.Endpoints {
+		ep := e.Endpoint
+		if p.Node == "" && ep.NodeName != nil {
+			p.Node = *ep.NodeName
+		}
+		if p.Zone == "" && ep.Zone != nil {
+			p.Zone = *ep.Zone
+		}
+		p.Ready, p.Serving, p.Term = ep.Conditions.Ready, ep.Conditions.Serving, ep.Conditions.Terminating
+		s := EndpointSummary{AddressType: string(e.AddressType), Addresses: ep.Addresses, Ports: portStrings(e.Ports)}
+		if h := ep.Hints; h != nil {
+			for _, z := range h.ForZones {
+				s.Hints = append(s.Hints, "zone:"+z.Name)
+			}
+			for _, n := range h.ForNodes {
+				s.Hints = append(s.Hints, "node:"+n.Name)
+			}
+		}
+		p.Endpoint = append(p.Endpoint, s)
+	}
+	return p
+}
+
+func portStrings(ports []discovery.EndpointPort) []string {
+	out := []string{}
+	for _, p := range ports {
+		s := ""
+		if p.Name != nil && *p.Name != "" {
+			s = *p.Name + ":"
+		}
+		if p.Port != nil {
+			s += fmt.Sprint(*p.Port)
+		}
+		if p.Protocol != nil {
+			s += "/" + string(*p.Protocol)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// liveSlices drops slices being deleted: consumers ignore them too.
+func liveSlices(slices []*discovery.EndpointSlice) []*discovery.EndpointSlice {
+	var out []*discovery.EndpointSlice
+	for _, s := range slices {
+		if s.DeletionTimestamp == nil {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Role names who a managed-by value belongs to.
+func Role(managedBy, ours string) string {
+	switch managedBy {
+	case ours:
+		return "ours"
+	case reconcile.ControllerManagedBy:
+		return "controller"
+	case reconcile.MirroringManagedBy:
+		return "mirroring"
+	}
+	return "other"
+}
+
+func managers(live []*discovery.EndpointSlice, o Options) []Manager {
+	byName := map[string]*Manager{}
+	for _, want := range []string{o.ManagedBy, reconcile.ControllerManagedBy} {
+		byName[want] = &Manager{ManagedBy: want, Role: Role(want, o.ManagedBy)}
+	}
+	for _, s := range live {
+		mb := s.Labels[discovery.LabelManagedBy]
+		m := byName[mb]
+		if m == nil {
+			m = &Manager{ManagedBy: mb, Role: Role(mb, o.ManagedBy)}
+			byName[mb] = m
+		}
+		m.Slices++
+		m.Endpoints += len(s.Endpoints)
+		for _, e := range s.Endpoints {
+			if e.Conditions.Ready != nil && *e.Conditions.Ready {
+				m.Ready++
+			}
+		}
+		if o.MaxEndpointsPerSlice > 0 && len(s.Endpoints) > o.MaxEndpointsPerSlice {
+			m.OverLimit = append(m.OverLimit, fmt.Sprintf("%s (%d endpoints)", s.Name, len(s.Endpoints)))
+		}
+	}
+	out := make([]Manager, 0, len(byName))
+	for _, m := range byName {
+		out = append(out, *m)
+	}
+	order := map[string]int{"ours": 0, "controller": 1, "mirroring": 2, "other": 3}
+	sort.Slice(out, func(i, j int) bool {
+		if order[out[i].Role] != order[out[j].Role] {
+			return order[out[i].Role] < order[out[j].Role]
+		}
+		return out[i].ManagedBy < out[j].ManagedBy
+	})
+	return out
+}

@@ -1,0 +1,15 @@
+// Package explain turns a plan and the live EndpointSlices into a Report: why
+// each Pod is or is not an endpoint (the planner's own decisions, never a
+// second implementation), which managers publish which slices, where the live
+// endpoints drift from the desired ones, and one diagnosis with the command
+// that repairs it. It is pure: the command reads, this package judges,
+// pkg/printers renders.
+//
+// Drift is judged on what consumers see. kube-proxy, DNS and meshes merge the
+// slices of every manager for a Service, so a desired endpoint that no
+// manager publishes is missing, and an endpoint any manager publishes that is
+// not desired (its Pod is gone, changed or no longer selected) is stale.
+//
+// The Report is the JSON/YAML schema of `kubectl slices explain -o json`;
+// field names and reason codes are stable.
+package explain

@@ -1,0 +1,242 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+)
+
+// ShowPods selects the Pods explain lists.
+type ShowPods string
+
+const (
+	// ShowPodsAuto lists every Pod up to PodListLimit, then counts by reason.
+	ShowPodsAuto     ShowPods = ""
+	ShowPodsAll      ShowPods = "all"
+	ShowPodsExcluded ShowPods = "excluded"
+	// PodListLimit is where the automatic mode switches to counts.
+	PodListLimit = 50
+	// driftListLimit bounds the drift lines shown; -o json has them all.
+	driftListLimit = 50
+)
+
+// Explain renders a Report for a person.
+func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
+	s := r.Service
+	fmt.Fprintf(w, "%s %s/%s  (%s, selector %s)\n", st.Bold("Service"), s.Namespace, s.Name, s.Type, selectorString(s.Selector))
+	tw := newTable(w)
+	var ports []string
+	for _, p := range s.Ports {
+		name := p.Name
+		if name == "" {
+			name = "-"
+		}
+		ports = append(ports, fmt.Sprintf("%s %d→%s/%s", name, p.Port, p.TargetPort, p.Protocol))
+	}
+	fmt.Fprintf(tw, "  ports:\t%s\n", orDash(strings.Join(ports, ", ")))
+	fmt.Fprintf(tw, "  address types:\t%s\n", orDash(strings.Join(s.AddressTypes, ", ")))
+	fmt.Fprintf(tw, "  publishNotReadyAddresses:\t%v\n", s.PublishNotReadyAddresses)
+	fmt.Fprintf(tw, "  trafficDistribution:\t%s\n", orDash(s.TrafficDistribution))
+	if s.TopologyMode != "" {
+		fmt.Fprintf(tw, "  topology mode:\t%s\n", s.TopologyMode)
+	}
+	fmt.Fprintf(tw, "  verdict:\t%s: %s\n", s.Verdict, s.Message)
+	tw.Flush()
+
+	fmt.Fprintf(w, "\n%s %d Pods\n", st.Bold("Selector matches"), r.Selector.Matched)
+	for _, nm := range r.Selector.NearMisses {
+		have := nm.Label + "=" + nm.Have
+		if nm.Missing {
+			have = "no " + nm.Label + " label"
+		}
+		fmt.Fprintf(w, "  near miss: pod %s has %s; the selector wants %s=%s\n", nm.Pod, have, nm.Label, nm.Want)
+	}
+	if len(r.Pods) > 0 {
+		fmt.Fprintln(w)
+		podSection(w, st, r.Pods, show)
+	}
+
+	fmt.Fprintf(w, "\n%s\n", st.Bold("Slices by manager"))
+	tw = newTable(w)
+	fmt.Fprintln(tw, "  MANAGED-BY\tROLE\tSLICES\tENDPOINTS\tREADY")
+	for _, m := range r.Managers {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\n", m.ManagedBy, m.Role, m.Slices, m.Endpoints, m.Ready)
+	}
+	tw.Flush()
+	for _, m := range r.Managers {
+		for _, o := range m.OverLimit {
+			fmt.Fprintf(w, "  %s slice %s is over --max-endpoints-per-slice\n", m.ManagedBy, o)
+		}
+	}
+
+	if len(r.Drift) > 0 {
+		fmt.Fprintf(w, "\n%s (%d)\n", st.Bold("Drift"), len(r.Drift))
+		tw = newTable(w)
+		for i, d := range r.Drift {
+			if i == driftListLimit {
+				fmt.Fprintf(tw, "  ... and %d more (-o json lists all)\n", len(r.Drift)-driftListLimit)
+				break
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", st.Yellow(string(d.Kind)), d.Address, orDash(prefixed("pod/", d.Pod)),
+				orDash(strings.Join(d.ManagedBy, ",")), d.Message)
+		}
+		tw.Flush()
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "%s %s\n", st.Yellow("Warning:"), wn)
+	}
+
+	verdict := st.Green("Diagnosis:")
+	if !r.InSync {
+		verdict = st.Red("Diagnosis:")
+	}
+	fmt.Fprintf(w, "\n%s %s\n", verdict, r.Diagnosis.Summary)
+	if r.Diagnosis.Command != "" {
+		fmt.Fprintf(w, "  Run: %s\n", st.Cyan(r.Diagnosis.Command))
+	}
+	return nil
+}
+
+func podSection(w io.Writer, st Style, pods []explain.Pod, show ShowPods) {
+	list := pods
+	if show == ShowPodsExcluded {
+		list = nil
+		for _, p := range pods {
+			if !p.Included {
+				list = append(list, p)
+			}
+		}
+	}
+	if show == ShowPodsAuto && len(pods) > PodListLimit {
+		podCounts(w, st, pods)
+		return
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "  POD\tENDPOINT\tREADY\tSERVING\tTERMINATING\tADDRESSES\tPORTS\tNODE\tZONE\tHINTS\tREASON")
+	for _, p := range list {
+		yes := st.Green("yes")
+		if !p.Included {
+			yes = st.Red("no ")
+		}
+		var addrs, ports, hints []string
+		for _, e := range p.Endpoint {
+			addrs = append(addrs, e.Addresses...)
+			ports = append(ports, e.Ports...)
+			hints = append(hints, e.Hints...)
+		}
+		reason := string(p.Reason)
+		if p.Message != "" {
+			reason += ": " + p.Message
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, yes, boolCell(p.Ready), boolCell(p.Serving), boolCell(p.Term),
+			orDash(strings.Join(addrs, ",")), orDash(strings.Join(uniqStrings(ports), ",")), orDash(p.Node), orDash(p.Zone),
+			orDash(strings.Join(uniqStrings(hints), ",")), reason)
+	}
+	tw.Flush()
+	for _, p := range list {
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "  %s %s: %s: %s\n", st.Faint("note:"), p.Name, n.Reason, n.Message)
+		}
+	}
+	if show == ShowPodsExcluded && len(list) == 0 {
+		fmt.Fprintln(w, "  no Pod is excluded")
+	}
+}
+
+// podCounts summarises a large Service: included by readiness, excluded by
+// reason.
+func podCounts(w io.Writer, st Style, pods []explain.Pod) {
+	ready, notReady, terminating := 0, 0, 0
+	excluded := map[string]int{}
+	for _, p := range pods {
+		switch {
+		case !p.Included:
+			excluded[string(p.Reason)]++
+		case p.Term != nil && *p.Term:
+			terminating++
+		case p.Ready != nil && *p.Ready:
+			ready++
+		default:
+			notReady++
+		}
+	}
+	fmt.Fprintf(w, "  %s endpoints: %d ready, %d not ready, %d terminating\n", st.Green("included"), ready, notReady, terminating)
+	reasons := make([]string, 0, len(excluded))
+	for r := range excluded {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  %s %s: %d\n", st.Red("excluded"), r, excluded[r])
+	}
+	fmt.Fprintf(w, "  (%d Pods: --show-pods=all lists every one, --show-pods=excluded the excluded ones)\n", len(pods))
+}
+
+// table is a tabwriter that drops the trailing blanks of empty last cells.
+type table struct {
+	*tabwriter.Writer
+	buf strings.Builder
+	out io.Writer
+}
+
+func newTable(w io.Writer) *table {
+	t := &table{out: w}
+	t.Writer = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	return t
+}
+
+func (t *table) Flush() {
+	_ = t.Writer.Flush()
+	for _, line := range strings.SplitAfter(t.buf.String(), "\n") {
+		if line != "" {
+			fmt.Fprint(t.out, strings.TrimRight(line, " \n")+"\n")
+		}
+	}
+	t.buf.Reset()
+}
+
+func selectorString(sel map[string]string) string {
+	if len(sel) == 0 {
+		return "none"
+	}
+	return labels.SelectorFromSet(sel).String()
+}
+
+func boolCell(b *bool) string {
+	if b == nil {
+		return "-"
+	}
+	return fmt.Sprint(*b)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
+
+func uniqStrings(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
