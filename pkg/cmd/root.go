@@ -68,6 +68,7 @@ when the controller is down, stuck or misconfigured.
 		return usageError("%v\nSee '%s --help' for usage.", err, c.CommandPath())
 	})
 	registerCompletions(cmd, o)
+	addProfiling(cmd)
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newVersionCommand(o))
 	return cmd
 }

@@ -85,7 +85,7 @@ func (o *RootOptions) resolveServices(t TargetFlags, args []string) ([]resolved,
 	if err != nil {
 		return nil, err
 	}
-	b := resource.NewBuilder(o.ConfigFlags).
+	b := resource.NewBuilder(servicesOnly{o.ConfigFlags}).
 		WithScheme(scheme.Scheme, scheme.Scheme.PrioritizedVersionsAllGroups()...).
 		NamespaceParam(ns).DefaultNamespace().AllNamespaces(o.AllNamespaces).
 		ContinueOnError().Flatten()

@@ -35,7 +35,7 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 			if o.DryRun != "" {
 				verb = st.Cyan("would sync (dry run: " + o.DryRun + ")")
 			}
-			if o.Created+o.Updated+o.Deleted == 0 && o.DryRun == "" {
+			if o.Created+o.Updated+o.Deleted == 0 {
 				verb = st.Green("in sync")
 			}
 			ready, notReady := CountEndpoints(Final(o.Plan))

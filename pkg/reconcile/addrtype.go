@@ -34,7 +34,8 @@ func (pl *planner) planAddressType(existing []*discovery.EndpointSlice, facts []
 	for _, f := range facts {
 		g := groups[f.portKey]
 		if g == nil {
-			g = newPortGroup(f.portKey, f.ports)
+			// Most Services have one port group: size for all Pods.
+			g = newPortGroup(f.portKey, f.ports, len(facts))
 			groups[f.portKey] = g
 			order = append(order, f.portKey)
 		}
@@ -133,19 +134,17 @@ func unchangedSlices(existing, update, del []*discovery.EndpointSlice) []*discov
 // recordEndpoints copies each endpoint, as it will stand after the plan
 // (hints included), into its Pod's decision.
 func (pl *planner) recordEndpoints(groups map[string]*portGroup, ss *sliceSet, at discovery.AddressType) {
-	byKey := map[epKey]int{}
-	for _, g := range groups {
-		for _, d := range g.eps {
-			byKey[d.key] = d.pod
-		}
-	}
 	for _, list := range [][]*discovery.EndpointSlice{ss.create, ss.update, ss.unchanged} {
 		for _, s := range list {
+			g := groups[portKey(s.Ports)]
+			if g == nil {
+				continue
+			}
 			for i := range s.Endpoints {
 				ep := &s.Endpoints[i]
-				if p, ok := byKey[keyOf(ep)]; ok {
-					d := &pl.plan.Pods[p]
-					d.Endpoints = append(d.Endpoints, PlannedEndpoint{AddressType: at, Endpoint: *ep, Ports: s.Ports})
+				if d, ok := g.index[keyOf(ep)]; ok {
+					pd := &pl.plan.Pods[d.pod]
+					pd.Endpoints = append(pd.Endpoints, PlannedEndpoint{AddressType: at, Endpoint: *ep, Ports: s.Ports})
 				}
 			}
 		}
@@ -160,10 +159,9 @@ func (pl *planner) finish(facts []*podFacts) {
 		if f.nodeMissing {
 			continue
 		}
-		v4, v6 := podFamilies(f.pod)
 		var missing []string
 		for _, at := range pl.plan.AddressTypes {
-			if (at == discovery.AddressTypeIPv4 && !v4) || (at == discovery.AddressTypeIPv6 && !v6) {
+			if (at == discovery.AddressTypeIPv4 && len(f.v4) == 0) || (at == discovery.AddressTypeIPv6 && len(f.v6) == 0) {
 				missing = append(missing, string(at))
 			}
 		}

@@ -63,6 +63,8 @@ type podFacts struct {
 	nodeMissing bool
 	// zoneFromLive: the Node could not be read; keep the live zone.
 	zoneFromLive bool
+	// v4, v6 are the Pod's addresses by family, parsed once.
+	v4, v6 []string
 }
 
 // isPodReady is upstream's IsPodReady: the first Ready condition is True.
@@ -87,20 +89,20 @@ func podExclusion(pod *corev1.Pod) (Reason, string) {
 	return "", ""
 }
 
-// endpointAddresses returns the Pod's addresses of one family in canonical
-// form. Like upstream it reads only status.podIPs, never status.podIP.
-func endpointAddresses(pod *corev1.Pod, addressType discovery.AddressType) []string {
-	var out []string
+// podAddresses returns the Pod's addresses by family in canonical form.
+// Like upstream it reads only status.podIPs, never status.podIP.
+func podAddresses(pod *corev1.Pod) (v4, v6 []string) {
 	for _, podIP := range pod.Status.PodIPs {
 		ip, ok := parseIPSloppy(podIP.IP)
-		if !ok {
-			continue
-		}
-		if ip.Is6() == (addressType == discovery.AddressTypeIPv6) {
-			out = append(out, ip.String())
+		switch {
+		case !ok:
+		case ip.Is6():
+			v6 = append(v6, ip.String())
+		default:
+			v4 = append(v4, ip.String())
 		}
 	}
-	return out
+	return v4, v6
 }
 
 // parseIPSloppy parses like k8s.io/utils/net.ParseIPSloppy: IPv4 octets with
@@ -129,20 +131,6 @@ func parseIPSloppy(s string) (netip.Addr, bool) {
 		b[i] = byte(n)
 	}
 	return netip.AddrFrom4(b), true
-}
-
-// servedFamilies says which families the Pod has addresses of.
-func podFamilies(pod *corev1.Pod) (v4, v6 bool) {
-	for _, podIP := range pod.Status.PodIPs {
-		if ip, ok := parseIPSloppy(podIP.IP); ok {
-			if ip.Is6() {
-				v6 = true
-			} else {
-				v4 = true
-			}
-		}
-	}
-	return v4, v6
 }
 
 // findPort resolves a Service port's targetPort in a Pod, as upstream
@@ -198,6 +186,46 @@ func endpointPorts(svc *corev1.Service, pod *corev1.Pod) ([]discovery.EndpointPo
 		})
 	}
 	return ports, notes
+}
+
+// portCache shares one resolved port list among the Pods that resolve the
+// Service's ports to the same numbers (nearly always all of them), so each
+// Pod costs a few lookups instead of building and hashing its own list.
+type portCache struct {
+	svc     *corev1.Service
+	buf     []byte
+	entries map[string]resolvedPorts
+}
+
+type resolvedPorts struct {
+	ports []discovery.EndpointPort
+	key   string
+	notes []Note
+}
+
+func newPortCache(svc *corev1.Service) *portCache {
+	return &portCache{svc: svc, entries: map[string]resolvedPorts{}}
+}
+
+// resolve returns the Pod's ports, their group key and the notes for ports
+// that did not resolve. The results are shared: callers must not modify them.
+func (c *portCache) resolve(pod *corev1.Pod) ([]discovery.EndpointPort, string, []Note) {
+	c.buf = c.buf[:0]
+	for i := range c.svc.Spec.Ports {
+		num, ok := findPort(pod, &c.svc.Spec.Ports[i])
+		if !ok {
+			c.buf = append(c.buf, 0)
+			continue
+		}
+		c.buf = append(c.buf, 1, byte(num>>24), byte(num>>16), byte(num>>8), byte(num))
+	}
+	if r, ok := c.entries[string(c.buf)]; ok {
+		return r.ports, r.key, r.notes
+	}
+	ports, notes := endpointPorts(c.svc, pod)
+	r := resolvedPorts{ports: ports, key: portKey(ports), notes: notes}
+	c.entries[string(c.buf)] = r
+	return r.ports, r.key, r.notes
 }
 
 func portLabel(sp *corev1.ServicePort) string {
@@ -260,7 +288,10 @@ func writeOptString(b *strings.Builder, s *string) {
 // false when the Pod has no address of that type.
 func buildEndpoint(svc *corev1.Service, f *podFacts, addressType discovery.AddressType, liveZone func(epKey) *string) (discovery.Endpoint, bool) {
 	pod := f.pod
-	addrs := endpointAddresses(pod, addressType)
+	addrs := f.v4
+	if addressType == discovery.AddressTypeIPv6 {
+		addrs = f.v6
+	}
 	if len(addrs) == 0 {
 		return discovery.Endpoint{}, false
 	}
@@ -277,7 +308,7 @@ func buildEndpoint(svc *corev1.Service, f *podFacts, addressType discovery.Addre
 		st.addresses[0] = addrs[0]
 		ep.Addresses = st.addresses[:]
 	} else {
-		ep.Addresses = addrs
+		ep.Addresses = append([]string(nil), addrs...)
 	}
 	if pod.Spec.NodeName != "" {
 		st.nodeName = pod.Spec.NodeName

@@ -27,8 +27,8 @@ type portGroup struct {
 	next  int
 }
 
-func newPortGroup(key string, ports []discovery.EndpointPort) *portGroup {
-	return &portGroup{key: key, ports: ports, index: map[epKey]*desiredEP{}}
+func newPortGroup(key string, ports []discovery.EndpointPort, sizeHint int) *portGroup {
+	return &portGroup{key: key, ports: ports, index: make(map[epKey]*desiredEP, sizeHint)}
 }
 
 // insert adds an endpoint; a second endpoint with the same key replaces the

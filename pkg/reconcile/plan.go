@@ -139,6 +139,7 @@ func (pl *planner) podFacts(pods []*corev1.Pod, nodes Nodes) []*podFacts {
 		return sorted[i].Name < sorted[j].Name
 	})
 	selector := labels.SelectorFromValidatedSet(pl.svc.Spec.Selector)
+	cache := newPortCache(pl.svc)
 	decisions := make([]PodDecision, len(sorted))
 	facts := make([]*podFacts, 0, len(sorted))
 	for i, pod := range sorted {
@@ -157,9 +158,9 @@ func (pl *planner) podFacts(pods []*corev1.Pod, nodes Nodes) []*podFacts {
 			continue
 		}
 		f := &podFacts{pod: pod, decision: i}
+		f.v4, f.v6 = podAddresses(pod)
 		var notes []Note
-		f.ports, notes = endpointPorts(pl.svc, pod)
-		f.portKey = portKey(f.ports)
+		f.ports, f.portKey, notes = cache.resolve(pod)
 		d.Notes = append(d.Notes, notes...)
 		switch node, ok := nodes.ByName[pod.Spec.NodeName]; {
 		case ok && node != nil:
