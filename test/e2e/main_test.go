@@ -74,7 +74,12 @@ func buildPlugin(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, out)
 	}
-	return nil
+	// The completion helper kubectl runs for plugins, as installed.
+	script, err := os.ReadFile(filepath.Join(repoRoot(), "completions", "kubectl_complete-slices"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "kubectl_complete-slices"), script, 0o755)
 }
 
 // result is what one command printed and how it exited.

@@ -1,0 +1,60 @@
+package cmd
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Usage errors are caught before any request: these run with no cluster.
+func TestUsageErrors(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sync"}, "name at least one Service"},
+		{[]string{"sync", "deploy/web"}, "deploy/web is not a Service"},
+		{[]string{"sync", "svc/web", "-l", "a=b"}, "not both"},
+		{[]string{"sync", "-l", "a in (b"}, "invalid selector"},
+		{[]string{"sync", "svc/web", "--max-endpoints-per-slice", "0"}, "between 1 and 1000"},
+		{[]string{"sync", "svc/web", "--dry-run", "later"}, `--dry-run must be "none", "client" or "server"`},
+		{[]string{"sync", "svc/web", "-o", "wide"}, "-o must be json, yaml or name"},
+		{[]string{"sync", "svc/web", "--managed-by", "endpointslicemirroring-controller.k8s.io"}, "mirroring controller"},
+		{[]string{"sync", "svc/web", "--color", "pink"}, "--color must be auto, always or never"},
+		{[]string{"diff"}, "name at least one Service"},
+		{[]string{"explain", "svc/web", "--show-pods", "some"}, "--show-pods must be all or excluded"},
+		{[]string{"explain", "svc/web", "--local"}, "--local and -f go together"},
+		{[]string{"explain", "svc/a", "svc/b"}, "accepts 1 arg"},
+		{[]string{"nonsense"}, "unknown command"},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCmd(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, ExitUsage, c.want)
+		}
+	}
+}
+
+func TestNormalizeArgs(t *testing.T) {
+	got, err := normalizeArgs([]string{"svc/a", "service/b", "c", "Services/d"})
+	if err != nil || !reflect.DeepEqual(got, []string{"services/a", "services/b", "services/c", "services/d"}) {
+		t.Errorf("%v %v", got, err)
+	}
+	if got, err := normalizeArgs([]string{"svc", "a", "b"}); err != nil || len(got) != 2 {
+		t.Errorf("svc NAME NAME: %v %v", got, err)
+	}
+	for _, bad := range [][]string{{"pods/x"}, {"svc/"}, {"svc/a/b"}, {"svc"}} {
+		if _, err := normalizeArgs(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestVersionClientOnly(t *testing.T) {
+	out, _, code := runCmd(t, "version", "--client")
+	if code != 0 || !strings.HasPrefix(out, "Client Version: ") {
+		t.Errorf("%q %d", out, code)
+	}
+}
