@@ -21,6 +21,9 @@ unit:
 
 e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./... -count=1 -timeout 40m
+	@# Nothing the tests started may outlive them.
+	@if pgrep -f "$(CONTROL_PLANE)/(etcd|kube-apiserver|kube-controller-manager)" >/dev/null; then \
+		echo "control-plane processes left behind:"; pgrep -af "$(CONTROL_PLANE)/"; exit 1; fi
 
 control-plane:
 	@./hack/build-control-plane.sh >/dev/null

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // TestStartStop proves the harness: the API server answers, a Pod's status
-// can be written without a kubelet, and Stop leaves no process behind.
+// can be written without a kubelet, and Stop leaves no process behind, the
+// controller manager included.
 func TestStartStop(t *testing.T) {
 	if os.Getenv("KUBECTL_SLICES_BIN_DIR") == "" {
 		t.Skip("KUBECTL_SLICES_BIN_DIR not set (make test sets it)")
@@ -22,8 +24,11 @@ func TestStartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pids := []int{cp.etcd.cmd.Process.Pid, cp.apiserver.cmd.Process.Pid}
 	defer cp.Stop()
+	if err := cp.StartControllerManager(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pids := []int{cp.etcd.cmd.Process.Pid, cp.apiserver.cmd.Process.Pid, cp.kcm.cmd.Process.Pid}
 	if err := cp.Namespace(ctx, "shop"); err != nil {
 		t.Fatal(err)
 	}
@@ -42,17 +47,8 @@ func TestStartStop(t *testing.T) {
 	}
 	cp.Stop()
 	for _, pid := range pids {
-		if _, err := os.Stat("/proc/" + itoa(pid)); err == nil {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
 			t.Errorf("process %d still running after Stop", pid)
 		}
 	}
-}
-
-func itoa(n int) string {
-	b := []byte{}
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
