@@ -50,11 +50,7 @@ code is 0 when nothing would change, 1 when something would, and greater than 1 
 
 // Run prints the diffs; errors take precedence over changes in the exit code.
 func (o *DiffOptions) Run(ctx context.Context) error {
-	client, err := o.Clientset()
-	if err != nil {
-		return err
-	}
-	targets, err := o.resolveServices(o.Targets, o.args)
+	client, targets, err := o.connect(o.Targets, o.args)
 	if err != nil {
 		return err
 	}

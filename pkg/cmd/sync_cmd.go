@@ -103,11 +103,7 @@ func (o *SyncOptions) Validate() error {
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
-	client, err := o.Clientset()
-	if err != nil {
-		return err
-	}
-	targets, err := o.resolveServices(o.Targets, o.args)
+	client, targets, err := o.connect(o.Targets, o.args)
 	if err != nil {
 		return err
 	}

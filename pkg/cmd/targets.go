@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -71,6 +72,16 @@ type resolved struct {
 	Service         *corev1.Service
 	Namespace, Name string
 	Err             error
+}
+
+// connect builds the client and resolves the selected Services.
+func (o *RootOptions) connect(t TargetFlags, args []string) (kubernetes.Interface, []resolved, error) {
+	client, err := o.Clientset()
+	if err != nil {
+		return nil, nil, err
+	}
+	targets, err := o.resolveServices(t, args)
+	return client, targets, err
 }
 
 // resolveServices finds the selected Services with cli-runtime's resource
