@@ -66,6 +66,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		c, err := printers.Diff(o.Out, style, run.Plan)
 		if err != nil {
 			return err

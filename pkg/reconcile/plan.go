@@ -75,6 +75,7 @@ func Compute(in Input, opts Options) (*Plan, error) {
 	var liveZone func(epKey) *string
 	if in.Nodes.Unreadable {
 		liveZone = liveZones(ours)
+		pl.warn(NodeUnreadable, "nodes", "the Nodes could not be read: no Pod is dropped for its Node, and zones are kept from the live slices")
 	}
 
 	// 3. Each served address type is planned on its own; slices of a type

@@ -450,6 +450,9 @@ func TestUnreadableNodesKeepLiveZones(t *testing.T) {
 	if !p.Pods[0].Included || p.Pods[0].Notes[0].Reason != NodeUnreadable || !strings.Contains(p.Pods[0].Notes[0].Message, "zone kept") {
 		t.Errorf("decision %+v", p.Pods[0])
 	}
+	if len(p.Warnings) != 1 || p.Warnings[0].Reason != NodeUnreadable {
+		t.Errorf("want one warning that the Nodes are unreadable, got %v", p.Warnings)
+	}
 }
 
 // Upstream tests with no counterpart here, and why: the metrics histogram and

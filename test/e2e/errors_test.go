@@ -84,8 +84,11 @@ func TestSyncForbidden(t *testing.T) {
 		t.Errorf("stderr %q, want %q", r.Stderr, want)
 	}
 	// Nodes are cluster-scoped and unreadable to this user: the plan still
-	// works, so diff shows the change and exits 1.
-	slices(t, "diff", "svc/web", "-n", ns, "--context", controlplane.LimitedContext).mustCode(t, 1)
+	// works, says so once, and diff shows the change and exits 1.
+	r = slices(t, "diff", "svc/web", "-n", ns, "--context", controlplane.LimitedContext).mustCode(t, 1)
+	if strings.Count(r.Stderr, "the Nodes could not be read") != 1 || !strings.Contains(r.Stdout, "10.6.0.1") {
+		t.Errorf("diff as the limited user: stdout %q stderr %q", r.Stdout, r.Stderr)
+	}
 	if n := len(allSliceVersions(t, shared, ns)); n != 0 {
 		t.Errorf("%d slices written", n)
 	}

@@ -1,0 +1,108 @@
+package explain
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+func podWith(name string, labels map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: labels, UID: types.UID("uid-" + name)}}
+}
+
+func TestNearMisses(t *testing.T) {
+	pods := []*corev1.Pod{
+		podWith("a", map[string]string{"app": "api"}),
+		podWith("b", map[string]string{"app": "Web"}),
+		podWith("c", map[string]string{"tier": "x"}),
+	}
+	got := NearMisses(map[string]string{"app": "web"}, pods)
+	if len(got) != 2 || got[0].Pod != "b" || got[1].Pod != "a" {
+		t.Errorf("one-label selector: %+v", got)
+	}
+	got = NearMisses(map[string]string{"app": "web", "tier": "x"}, []*corev1.Pod{podWith("c", map[string]string{"tier": "x"})})
+	if len(got) != 1 || !got[0].Missing || got[0].Label != "app" {
+		t.Errorf("two-label selector, label missing: %+v", got)
+	}
+}
+
+// A Service with two ready Pods; live slices are built by the test.
+func setup(live ...*discovery.EndpointSlice) (reconcile.Input, *reconcile.Plan) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "svc-uid"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.1", IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}}}}
+	var pods []*corev1.Pod
+	for _, n := range []string{"web-1", "web-2"} {
+		p := podWith(n, map[string]string{"app": "web"})
+		p.Spec.NodeName = "node-a"
+		ip := map[string]string{"web-1": "10.0.0.1", "web-2": "10.0.0.2"}[n]
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+		pods = append(pods, p)
+	}
+	in := reconcile.Input{Service: svc, Pods: pods, Slices: live,
+		Nodes: reconcile.Nodes{ByName: map[string]*corev1.Node{"node-a": {ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}}
+	plan, err := reconcile.Compute(in, reconcile.DefaultOptions())
+	if err != nil {
+		panic(err)
+	}
+	return in, plan
+}
+
+func liveSlice(name, managedBy string, port int32, eps ...discovery.Endpoint) *discovery.EndpointSlice {
+	pname, proto := "http", corev1.ProtocolTCP
+	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
+		Labels:          map[string]string{discovery.LabelServiceName: "web", discovery.LabelManagedBy: managedBy},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "svc-uid"}}},
+		AddressType: discovery.AddressTypeIPv4, Ports: []discovery.EndpointPort{{Name: &pname, Port: &port, Protocol: &proto}}, Endpoints: eps}
+}
+
+func ep(ip, pod string, ready bool) discovery.Endpoint {
+	serving, term, node := ready, false, "node-a"
+	return discovery.Endpoint{Addresses: []string{ip}, NodeName: &node,
+		Conditions: discovery.EndpointConditions{Ready: &ready, Serving: &serving, Terminating: &term},
+		TargetRef:  &corev1.ObjectReference{Kind: "Pod", Namespace: "shop", Name: pod, UID: types.UID("uid-" + pod)}}
+}
+
+func kinds(r Report) map[DriftKind]int {
+	out := map[DriftKind]int{}
+	for _, d := range r.Drift {
+		out[d.Kind]++
+	}
+	return out
+}
+
+func TestDriftKinds(t *testing.T) {
+	opts := Options{ManagedBy: reconcile.DefaultManagedBy, MaxEndpointsPerSlice: 100}
+	good1, good2 := ep("10.0.0.1", "web-1", true), ep("10.0.0.2", "web-2", true)
+
+	in, plan := setup(liveSlice("a", reconcile.DefaultManagedBy, 8080, good1, good2))
+	if r := Build(in, plan, opts); !r.InSync || len(r.Drift) != 0 {
+		t.Errorf("in sync: %+v", r.Drift)
+	}
+	in, plan = setup(liveSlice("a", reconcile.DefaultManagedBy, 8080, good1, good2), liveSlice("b", reconcile.DefaultManagedBy, 8080, good1))
+	if k := kinds(Build(in, plan, opts)); k[Duplicate] != 1 {
+		t.Errorf("duplicate: %v", k)
+	}
+	in, plan = setup(liveSlice("a", reconcile.DefaultManagedBy, 8080, good1, good2),
+		liveSlice("k", reconcile.ControllerManagedBy, 8080, ep("10.0.0.1", "web-1", false), good2))
+	if k := kinds(Build(in, plan, opts)); k[Conflict] != 1 || k[Changed] != 1 {
+		t.Errorf("conflict: %v", k)
+	}
+	in, plan = setup(liveSlice("k", reconcile.ControllerManagedBy, 9090, good1, good2))
+	r := Build(in, plan, opts)
+	if k := kinds(r); k[Changed] != 2 || k[Missing] != 0 || r.InSync {
+		t.Errorf("ports changed: %v", k)
+	}
+	in, plan = setup(liveSlice("k", reconcile.ControllerManagedBy, 8080, good1, good2, ep("10.0.0.9", "gone", true)))
+	r = Build(in, plan, opts)
+	if k := kinds(r); k[Stale] != 1 || r.Diagnosis.Command == "" {
+		t.Errorf("stale: %v %+v", k, r.Diagnosis)
+	}
+}
