@@ -132,20 +132,6 @@ func parseIPSloppy(s string) (netip.Addr, bool) {
 	return netip.AddrFrom4(b), true
 }
 
-// findPort resolves a Service port's targetPort in a Pod, as upstream
-// FindPort: a number is taken as is; a name is looked up by name and protocol
-// in the containers, then in restartable (sidecar) init containers.
-// endpointPorts resolves every Service port for a Pod, in Service order, and
-// returns a note for each port that did not resolve (upstream skips those
-// ports for that Pod, which puts it in a port group of its own).
-// portCache shares one resolved port list among the Pods that resolve the
-// Service's ports to the same numbers (nearly always all of them), so each
-// Pod costs a few lookups instead of building and hashing its own list.
-// resolve returns the Pod's ports, their group key and the notes for ports
-// that did not resolve. The results are shared: callers must not modify them.
-// portKey groups slices by their ports irrespective of order, like upstream
-// NewPortMapKey: nil and empty are the same group, and a nil field differs
-// from a field pointing at its zero value.
 // buildEndpoint is upstream podToEndpoint for one address type. It returns
 // false when the Pod has no address of that type.
 func buildEndpoint(svc *corev1.Service, f *podFacts, addressType discovery.AddressType, liveZone func(epKey) *string) (discovery.Endpoint, bool) {
@@ -237,8 +223,6 @@ func EndpointKey(ep *discovery.Endpoint) string {
 	return k.namespace + "/" + k.name + "|" + k.hostname + "|" + k.addresses
 }
 
-// PortsKey identifies a set of ports irrespective of order: slices with equal
-// keys belong to the same port group.
 // EndpointsEquivalent reports whether a sync would leave b as a (same key
 // assumed): node, zone, conditions and target all equal. Hints are ignored.
 func EndpointsEquivalent(a, b *discovery.Endpoint) bool { return endpointsEqualBeyondKey(a, b) }

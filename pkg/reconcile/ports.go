@@ -11,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// findPort resolves a Service port's targetPort in a Pod, as upstream
+// FindPort: a number is taken as is; a name is looked up by name and protocol
+// in the containers, then in restartable (sidecar) init containers.
 func findPort(pod *corev1.Pod, svcPort *corev1.ServicePort) (int32, bool) {
 	switch svcPort.TargetPort.Type {
 	case intstr.Int:
@@ -38,6 +41,9 @@ func findPort(pod *corev1.Pod, svcPort *corev1.ServicePort) (int32, bool) {
 	return 0, false
 }
 
+// endpointPorts resolves every Service port for a Pod, in Service order, and
+// returns a note for each port that did not resolve (upstream skips those
+// ports for that Pod, which puts it in a port group of its own).
 func endpointPorts(svc *corev1.Service, pod *corev1.Pod) ([]discovery.EndpointPort, []Note) {
 	ports := []discovery.EndpointPort{}
 	if len(svc.Spec.Ports) == 0 && svc.Spec.ClusterIP == corev1.ClusterIPNone {
@@ -60,6 +66,9 @@ func endpointPorts(svc *corev1.Service, pod *corev1.Pod) ([]discovery.EndpointPo
 	return ports, notes
 }
 
+// portCache shares one resolved port list among the Pods that resolve the
+// Service's ports to the same numbers (nearly always all of them), so each
+// Pod costs a few lookups instead of building and hashing its own list.
 type portCache struct {
 	svc     *corev1.Service
 	buf     []byte
@@ -76,6 +85,8 @@ func newPortCache(svc *corev1.Service) *portCache {
 	return &portCache{svc: svc, entries: map[string]resolvedPorts{}}
 }
 
+// resolve returns the Pod's ports, their group key and the notes for ports
+// that did not resolve. The results are shared: callers must not modify them.
 func (c *portCache) resolve(pod *corev1.Pod) ([]discovery.EndpointPort, string, []Note) {
 	c.buf = c.buf[:0]
 	for i := range c.svc.Spec.Ports {
@@ -110,6 +121,9 @@ func copyStringPtr(s *string) *string {
 	return &v
 }
 
+// portKey groups slices by their ports irrespective of order, like upstream
+// NewPortMapKey: nil and empty are the same group, and a nil field differs
+// from a field pointing at its zero value.
 func portKey(ports []discovery.EndpointPort) string {
 	if len(ports) == 0 {
 		return ""
@@ -148,4 +162,6 @@ func writeOptString(b *strings.Builder, s *string) {
 	b.WriteString(strconv.Quote(*s))
 }
 
+// PortsKey identifies a set of ports irrespective of order: slices with equal
+// keys belong to the same port group.
 func PortsKey(ports []discovery.EndpointPort) string { return portKey(ports) }
