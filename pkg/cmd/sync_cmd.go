@@ -116,10 +116,15 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	var runs []serviceRun
 	var written []printers.Written
 	var outcomes []printers.Outcome
-	for _, t := range targets {
+	step, done := printers.Progress(o.ErrOut)
+	for i, t := range targets {
+		if len(targets) > 1 {
+			step(i+1, len(targets), t.Namespace+"/"+t.Name)
+		}
 		run := runService(ctx, client, t, o.Plan, write)
 		runs = append(runs, run)
-		if run.Plan != nil {
+		if run.Plan != nil && len(run.Plan.Warnings) > 0 {
+			done() // warnings start on a clean line
 			printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		}
 		out := printers.Outcome{Namespace: run.Namespace, Name: run.Name, Plan: run.Plan, Err: run.Err,
@@ -130,6 +135,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		outcomes = append(outcomes, out)
 		written = append(written, writtenObjects(run.Result)...)
 	}
+	done()
 	// With -o the objects own stdout, so the summary goes to stderr.
 	summaryOut, style := o.Out, printers.StyleFor(o.Color, o.Out)
 	if o.Output != "" {
