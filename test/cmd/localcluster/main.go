@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -62,7 +63,7 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 			{"The Service has ready Pods, but no EndpointSlices: nothing routes to it.", "kubectl get pods,endpointslices -n demo -o wide"},
 			{"kubectl slices explains why.", "kubectl slices explain svc/web -n demo"},
 			{"Repair it.", "kubectl slices sync svc/web -n demo"},
-			{"The slices now list every ready Pod.", "kubectl get endpointslices -n demo -o wide"},
+			{"The slice lists every Pod, with its conditions: 4 ready, one not ready, one terminating.", "kubectl get endpointslices -n demo -o wide"},
 			{"And explain finds no drift (exit code 0).", "kubectl slices explain svc/web -n demo"},
 		} {
 			fmt.Printf("# %s\n$ %s\n", step.say, step.cmd)
@@ -70,16 +71,21 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 			c.Env = append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig, "PATH="+path)
 			c.Stdout, c.Stderr = os.Stdout, os.Stderr
 			if err := c.Run(); err != nil {
-				fmt.Printf("(exit: %v)\n", err)
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					fmt.Printf("(exit code %d)\n", ee.ExitCode())
+				} else {
+					return err
+				}
 			}
 			fmt.Println()
 		}
 	}
-	fmt.Printf("To use this cluster from another shell:\n  export KUBECONFIG=%s\n  export PATH=%s:%s:$PATH\n  kubectl slices explain svc/web -n demo\n\n",
-		cp.Kubeconfig, abs, cp.BinDir)
 	if exitAfter {
 		return nil
 	}
+	fmt.Printf("To use this cluster from another shell:\n  export KUBECONFIG=%s\n  export PATH=%s:%s:$PATH\n  kubectl slices explain svc/web -n demo\n\n",
+		cp.Kubeconfig, abs, cp.BinDir)
 	fmt.Println("Press Ctrl-C to stop the control plane.")
 	<-ctx.Done()
 	fmt.Println("\nStopping.")
