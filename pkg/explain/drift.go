@@ -17,14 +17,12 @@ type desiredEP struct {
 // drift compares what every manager publishes with what the plan wants.
 func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 	desired, desiredAnyPorts := map[string]desiredEP{}, map[string]bool{}
-	for _, list := range [][]*discovery.EndpointSlice{plan.Unchanged, plan.Update, plan.Create} {
-		for _, s := range list {
-			pk := string(s.AddressType) + "|" + reconcile.PortsKey(s.Ports)
-			for i := range s.Endpoints {
-				ek := reconcile.EndpointKey(&s.Endpoints[i])
-				desired[pk+"|"+ek] = desiredEP{ep: &s.Endpoints[i]}
-				desiredAnyPorts[string(s.AddressType)+"|"+ek] = true
-			}
+	for _, s := range plan.Final() {
+		pk := string(s.AddressType) + "|" + reconcile.PortsKey(s.Ports)
+		for i := range s.Endpoints {
+			ek := reconcile.EndpointKey(&s.Endpoints[i])
+			desired[pk+"|"+ek] = desiredEP{ep: &s.Endpoints[i]}
+			desiredAnyPorts[string(s.AddressType)+"|"+ek] = true
 		}
 	}
 	published := map[string]map[string][]*discovery.Endpoint{}

@@ -38,7 +38,7 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 			if o.Created+o.Updated+o.Deleted == 0 {
 				verb = st.Green("in sync")
 			}
-			ready, notReady := CountEndpoints(Final(o.Plan))
+			ready, notReady := CountEndpoints(o.Plan.Final())
 			fmt.Fprintf(w, "%s %s: %d created, %d updated, %d deleted, %d unchanged; endpoints: %d ready, %d not ready\n",
 				name, verb, o.Created, o.Updated, o.Deleted, len(o.Plan.Unchanged), ready, notReady)
 		}
@@ -60,14 +60,6 @@ func Warnings(w io.Writer, st Style, plan *reconcile.Plan) {
 	for _, wn := range plan.Warnings {
 		fmt.Fprintf(w, "%s service %s/%s: %s: %s\n", st.Yellow("Warning:"), plan.Service.Namespace, plan.Service.Name, wn.Object, wn.Message)
 	}
-}
-
-// Final is the Service's slices after the plan: unchanged, updated, created.
-func Final(p *reconcile.Plan) []*discovery.EndpointSlice {
-	out := make([]*discovery.EndpointSlice, 0, len(p.Unchanged)+len(p.Update)+len(p.Create))
-	out = append(out, p.Unchanged...)
-	out = append(out, p.Update...)
-	return append(out, p.Create...)
 }
 
 // CountEndpoints counts ready and not-ready endpoints.

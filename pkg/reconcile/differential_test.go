@@ -33,7 +33,7 @@ func TestDifferentialAgainstUpstream(t *testing.T) {
 		}
 		up := runUpstream(c.in, c.opts)
 		auto := hintsEnabled(c.in.Service.Annotations)
-		ours, ourHints := canonicalState(finalSlices(plan), auto)
+		ours, ourHints := canonicalState(plan.Final(), auto)
 		theirs, theirHints := canonicalState(up.slices, auto)
 		if !hintCountsClose(ourHints, theirHints) {
 			t.Fatalf("case %d (%s): hints per zone %v, upstream %v", i, c.desc, ourHints, theirHints)
@@ -42,7 +42,7 @@ func TestDifferentialAgainstUpstream(t *testing.T) {
 			// The Service is being deleted and some creates were dropped:
 			// upstream recycles a random one of them (any port group) into
 			// each update, so only slice counts can be compared.
-			ours, theirs = sliceShape(finalSlices(plan)), sliceShape(up.slices)
+			ours, theirs = sliceShape(plan.Final()), sliceShape(up.slices)
 			stats["terminating Services, shape compared"]++
 		}
 		if ours != theirs {
@@ -65,7 +65,7 @@ func TestDifferentialAgainstUpstream(t *testing.T) {
 		if len(plan.Update)+len(plan.Create)+len(plan.Delete) > 0 {
 			stats["cases with writes"]++
 		}
-		if hasHints(finalSlices(plan)) {
+		if hasHints(plan.Final()) {
 			stats["cases with hints"]++
 		}
 		if len(plan.Warnings) > 0 {

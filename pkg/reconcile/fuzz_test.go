@@ -38,7 +38,7 @@ func FuzzPlanInvariants(f *testing.F) {
 			return
 		}
 		seen := map[discovery.AddressType]map[epKey]int{}
-		for _, s := range finalSlices(p1) {
+		for _, s := range p1.Final() {
 			if seen[s.AddressType] == nil {
 				seen[s.AddressType] = map[epKey]int{}
 			}

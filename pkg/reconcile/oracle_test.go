@@ -103,15 +103,6 @@ func filterOurs(slices []*discovery.EndpointSlice, svc *corev1.Service, managedB
 	return out
 }
 
-// finalSlices is the state our plan leaves behind.
-func finalSlices(p *Plan) []*discovery.EndpointSlice {
-	var out []*discovery.EndpointSlice
-	out = append(out, p.Unchanged...)
-	out = append(out, p.Update...)
-	out = append(out, p.Create...)
-	return out
-}
-
 // canonicalState describes slices as a comparable text: per address type and
 // port group, the slice count and the sorted endpoints. Placement of
 // endpoints within a group is not part of it (upstream's is random). With

@@ -217,7 +217,7 @@ func TestPackingSomePreexisting(t *testing.T) {
 	before := snapshot(Input{Slices: live})
 	p := mustPlan(t, Input{Service: s, Pods: pods, Nodes: defaultNodes(), Slices: live}, DefaultOptions())
 	expectWrites(t, p, 1, 1, 0)
-	if got := sortedLens(finalSlices(p)); !reflect.DeepEqual(got, []int{100, 89, 61}) {
+	if got := sortedLens(p.Final()); !reflect.DeepEqual(got, []int{100, 89, 61}) {
 		t.Errorf("final %v", got)
 	}
 	if snapshot(Input{Slices: live}) != before {
@@ -231,7 +231,7 @@ func TestPackingWorseAllocation(t *testing.T) {
 	pods := podsN(s, 300)
 	p := mustPlan(t, Input{Service: s, Pods: pods, Nodes: defaultNodes(), Slices: liveSlices(t, s, pods, 74, 74)}, DefaultOptions())
 	expectWrites(t, p, 2, 0, 0)
-	if got := sortedLens(finalSlices(p)); !reflect.DeepEqual(got, []int{100, 74, 74, 52}) {
+	if got := sortedLens(p.Final()); !reflect.DeepEqual(got, []int{100, 74, 74, 52}) {
 		t.Errorf("final %v", got)
 	}
 }

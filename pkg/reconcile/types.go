@@ -103,6 +103,15 @@ type Plan struct {
 // Live returns our live slice of that name as it was given, or nil.
 func (p *Plan) Live(name string) *discovery.EndpointSlice { return p.live[name] }
 
+// Final returns the Service's slices as the plan leaves them: unchanged,
+// then updated, then created.
+func (p *Plan) Final() []*discovery.EndpointSlice {
+	out := make([]*discovery.EndpointSlice, 0, len(p.Unchanged)+len(p.Update)+len(p.Create))
+	out = append(out, p.Unchanged...)
+	out = append(out, p.Update...)
+	return append(out, p.Create...)
+}
+
 // InSync reports whether the plan writes nothing.
 func (p *Plan) InSync() bool {
 	return len(p.Create) == 0 && len(p.Update) == 0 && len(p.Delete) == 0

@@ -79,7 +79,7 @@ func BenchmarkSync(b *testing.B) {
 					} else if err := impl.sync(); err != nil { // make sure it is synced
 						b.Fatal(err)
 					}
-					before := versions(b, ns, impl.managedBy)
+					before := sliceVersions(b, shared, ns, discovery.LabelManagedBy+"="+impl.managedBy)
 					b.StartTimer()
 					start := time.Now()
 					if err := impl.sync(); err != nil {
@@ -87,7 +87,7 @@ func BenchmarkSync(b *testing.B) {
 					}
 					best = math.Min(best, float64(time.Since(start).Milliseconds()))
 					b.StopTimer()
-					writes += changed(before, versions(b, ns, impl.managedBy))
+					writes += changed(before, sliceVersions(b, shared, ns, discovery.LabelManagedBy+"="+impl.managedBy))
 					b.StartTimer()
 				}
 				b.ReportMetric(best, "best-ms")
@@ -119,19 +119,6 @@ func deleteSlices(b *testing.B, ns, managedBy string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-}
-
-func versions(b *testing.B, ns, managedBy string) map[string]string {
-	list, err := shared.Admin.DiscoveryV1().EndpointSlices(ns).List(context.Background(),
-		metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + managedBy})
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, s := range list.Items {
-		out[s.Name] = s.ResourceVersion
-	}
-	return out
 }
 
 // changed counts slices created, updated or deleted between two listings.

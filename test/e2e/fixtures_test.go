@@ -92,8 +92,14 @@ func listSlices(t testing.TB, cp *controlplane.ControlPlane, ns, svc, managedBy 
 
 // allSliceVersions maps every slice in a namespace to its resourceVersion.
 func allSliceVersions(t testing.TB, cp *controlplane.ControlPlane, ns string) map[string]string {
+	return sliceVersions(t, cp, ns, "")
+}
+
+// sliceVersions maps the slices matching a label selector to their
+// resourceVersions.
+func sliceVersions(t testing.TB, cp *controlplane.ControlPlane, ns, selector string) map[string]string {
 	t.Helper()
-	list, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).List(context.Background(), metav1.ListOptions{})
+	list, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).List(context.Background(), metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
