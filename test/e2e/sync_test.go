@@ -161,3 +161,11 @@ func TestSyncSelectsAndSkips(t *testing.T) {
 	slices(t, "sync", "api", "-n", ns).mustCode(t, 0)
 	slices(t, "sync", "svc", "web", "api", "-n", ns).mustCode(t, 0)
 }
+
+// version prints the plugin's version (set at build time) and the server's.
+func TestVersion(t *testing.T) {
+	r := slices(t, "version").mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "Client Version: v0.0.0-e2e") || !strings.Contains(r.Stdout, "Server Version: v1.36.3") {
+		t.Errorf("version: %q", r.Stdout)
+	}
+}
