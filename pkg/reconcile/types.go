@@ -156,16 +156,16 @@ type PlannedEndpoint struct {
 
 // Note is a remark on an included Pod.
 type Note struct {
-	Reason  Reason
-	Message string
+	Reason  Reason `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Warning is a problem worth telling the user about that does not stop the plan.
 type Warning struct {
-	Reason Reason
+	Reason Reason `json:"reason"`
 	// Object names what the warning is about, e.g. "pod/web-1".
-	Object  string
-	Message string
+	Object  string `json:"object"`
+	Message string `json:"message"`
 }
 
 // Reason is a stable identifier for a decision, note or warning. The values
