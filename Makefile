@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Version=$(VERSION
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build test unit e2e bench lint demo control-plane clean
+.PHONY: all build test unit fuzz fuzz-short e2e bench bench-e2e lint demo control-plane clean
 
 all: build
 
@@ -16,8 +16,13 @@ build:
 ## test: unit tests (with the differential test against upstream) and the e2e suite
 test: unit e2e
 
-unit:
+unit: fuzz-short
 	$(GO) test ./... -count=1
+
+## fuzz-short: the planner's invariant fuzzer for 10 s (make fuzz FUZZTIME=5m for longer)
+FUZZTIME ?= 10s
+fuzz-short fuzz:
+	$(GO) test ./pkg/reconcile -run '^$$' -fuzz FuzzPlanInvariants -fuzztime $(FUZZTIME)
 
 e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./... -count=1 -timeout 40m
