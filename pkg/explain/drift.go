@@ -10,18 +10,14 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-type desiredEP struct {
-	ep *discovery.Endpoint
-}
-
 // drift compares what every manager publishes with what the plan wants.
 func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
-	desired, desiredAnyPorts := map[string]desiredEP{}, map[string]bool{}
+	desired, desiredAnyPorts := map[string]*discovery.Endpoint{}, map[string]bool{}
 	for _, s := range plan.Final() {
 		pk := string(s.AddressType) + "|" + reconcile.PortsKey(s.Ports)
 		for i := range s.Endpoints {
 			ek := reconcile.EndpointKey(&s.Endpoints[i])
-			desired[pk+"|"+ek] = desiredEP{ep: &s.Endpoints[i]}
+			desired[pk+"|"+ek] = &s.Endpoints[i]
 			desiredAnyPorts[string(s.AddressType)+"|"+ek] = true
 		}
 	}
@@ -71,7 +67,7 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 			out = append(out, d)
 		default:
 			for _, mb := range mgrs {
-				if diff := fieldDiff(byMgr[mb][0], want.ep); diff != "" {
+				if diff := fieldDiff(byMgr[mb][0], want); diff != "" {
 					d := base
 					d.Kind, d.ManagedBy, d.Message = Changed, []string{mb}, "published "+diff
 					out = append(out, d)
@@ -90,7 +86,7 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 		if published[key] != nil {
 			continue
 		}
-		ep := desired[key].ep
+		ep := desired[key]
 		at := key[:strings.Index(key, "|")]
 		if publishedAnyPorts[at+"|"+reconcile.EndpointKey(ep)] {
 			continue // already reported as Changed
