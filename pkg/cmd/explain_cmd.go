@@ -149,17 +149,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // readCluster reads the Service and its inputs; all Pods of the namespace
 // only if the selector matches none (for near misses).
 func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, error) {
-	targets, err := o.resolveServices(TargetFlags{}, []string{name})
+	client, targets, err := o.connect(ctx, TargetFlags{}, []string{name})
 	if err != nil {
 		return reconcile.Input{}, nil, err
 	}
 	t := targets[0]
 	if t.Err != nil {
 		return reconcile.Input{}, nil, describe(t.Namespace, t.Name, t.Err)
-	}
-	client, err := o.Clientset()
-	if err != nil {
-		return reconcile.Input{}, nil, err
 	}
 	reader := cluster.Reader{Client: client}
 	in, err := reader.Load(ctx, t.Service)
