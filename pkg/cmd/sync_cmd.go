@@ -124,9 +124,15 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		}
 		run := runService(ctx, client, t, o.Plan, write)
 		if ctx.Err() != nil {
-			// Interrupted: report the Services done so far, not the one
-			// the signal cut short as a failure.
+			// Interrupted: report the Services done so far, and what was
+			// written for the one the signal cut short, not its failure.
 			interruptedErr = interrupted(ctx)
+			if r := run.Result; r.Writes() > 0 {
+				done()
+				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
+					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
+				written = append(written, writtenObjects(r)...)
+			}
 			break
 		}
 		runs = append(runs, run)
