@@ -103,7 +103,7 @@ func (o *SyncOptions) Validate() error {
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
-	client, targets, err := o.connect(o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets, o.args)
 	if err != nil {
 		return err
 	}
@@ -116,12 +116,25 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	var runs []serviceRun
 	var written []printers.Written
 	var outcomes []printers.Outcome
+	var interruptedErr error
 	step, done := printers.Progress(o.ErrOut)
 	for i, t := range targets {
 		if len(targets) > 1 {
 			step(i+1, len(targets), t.Namespace+"/"+t.Name)
 		}
 		run := runService(ctx, client, t, o.Plan, write)
+		if ctx.Err() != nil {
+			// Interrupted: report the Services done so far, and what was
+			// written for the one the signal cut short, not its failure.
+			interruptedErr = interrupted(ctx)
+			if r := run.Result; r.Writes() > 0 {
+				done()
+				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
+					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
+				written = append(written, writtenObjects(r)...)
+			}
+			break
+		}
 		runs = append(runs, run)
 		if run.Plan != nil && len(run.Plan.Warnings) > 0 {
 			done() // warnings start on a clean line
@@ -147,6 +160,9 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {
 			return err
 		}
+	}
+	if interruptedErr != nil {
+		return interruptedErr
 	}
 	return exitFor(runs)
 }
