@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// Every command, including ones added later, has kubectl's three pieces of
+// help: a one-line summary, a long description and examples.
+func TestEveryCommandHasHelp(t *testing.T) {
+	root := NewRootCommand(genericiooptions.NewTestIOStreamsDiscard())
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || strings.HasPrefix(c.Name(), "__") {
+			return
+		}
+		if c.Short == "" || strings.Contains(c.Short, "\n") || strings.HasSuffix(c.Short, ".") {
+			t.Errorf("%s: Short %q: want one line without a final full stop", c.CommandPath(), c.Short)
+		}
+		if c.Long == "" || c.Example == "" {
+			t.Errorf("%s: needs Long and Example", c.CommandPath())
+		}
+		if c.Example != "" && !strings.Contains(c.Example, "kubectl slices") {
+			t.Errorf("%s: examples should show kubectl slices", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// Global flags live in `kubectl slices options`, not under every command.
+func TestHelpListsGlobalFlagsOnlyInOptions(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	for _, args := range [][]string{{"--help"}, {"sync", "--help"}, {"diff", "--help"}, {"explain", "--help"}, {"version", "--help"}, {"completion", "--help"}} {
+		out, _, code := runCmd(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		if strings.Contains(out, "--kubeconfig") || strings.Contains(out, "--as-group") {
+			t.Errorf("%v lists global flags:\n%s", args, out)
+		}
+		if !strings.Contains(out, `Use "kubectl slices options" for a list of global command-line options`) {
+			t.Errorf("%v: no pointer to options:\n%s", args, out)
+		}
+		if strings.Contains(out, `"kubectl-slices `) || strings.Contains(out, "\n  kubectl-slices ") {
+			t.Errorf("%v names the binary, not kubectl slices:\n%s", args, out)
+		}
+	}
+	out, _, _ := runCmd(t, "sync", "--help")
+	for _, want := range []string{"Examples:\n  # ", "Options:\n", "    --dry-run='none':", "Usage:\n  kubectl slices sync "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sync --help lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, code := runCmd(t, "options")
+	if code != 0 || !strings.HasPrefix(out, "The following options can be passed to any command:") {
+		t.Fatalf("options: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"--kubeconfig=''", "--context=''", "-n, --namespace=''", "-A, --all-namespaces=false", "--color='auto'", "--request-timeout='0'"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("options lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "--profile") {
+		t.Errorf("options shows hidden flags")
+	}
+}
+
+func TestCompletionCommand(t *testing.T) {
+	for shell, want := range map[string]string{
+		"bash":       "__start_kubectl-slices",
+		"zsh":        "#compdef kubectl-slices",
+		"fish":       "complete -c kubectl-slices",
+		"powershell": "Register-ArgumentCompleter",
+	} {
+		out, _, code := runCmd(t, "completion", shell)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("completion %s: exit %d, output lacks %q", shell, code, want)
+		}
+	}
+	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}} {
+		if _, errOut, code := runCmd(t, args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, ExitUsage, errOut)
+		}
+	}
+}
+
+func TestServiceCandidates(t *testing.T) {
+	names := []string{"api", "web", "worker"}
+	cases := []struct {
+		args   []string
+		prefix string
+		want   []string
+	}{
+		{nil, "", []string{"svc/api", "svc/web", "svc/worker"}},
+		{nil, "svc/", []string{"svc/api", "svc/web", "svc/worker"}},
+		{nil, "svc/w", []string{"svc/web", "svc/worker"}},
+		{nil, "service/a", []string{"service/api"}},
+		{nil, "w", []string{"web", "worker"}},
+		{nil, "deploy/", nil},
+		{[]string{"svc/web"}, "svc/", []string{"svc/api", "svc/worker"}},
+		{[]string{"svc"}, "", []string{"api", "web", "worker"}},
+		{[]string{"svc", "api"}, "w", []string{"web", "worker"}},
+	}
+	for _, c := range cases {
+		if got := serviceCandidates(names, c.args, c.prefix); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("args %v prefix %q: %v, want %v", c.args, c.prefix, got, c.want)
+		}
+	}
+}
