@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"net"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -111,6 +114,35 @@ func TestServiceCandidates(t *testing.T) {
 	for _, c := range cases {
 		if got := serviceCandidates(names, c.args, c.prefix); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("args %v prefix %q: %v, want %v", c.args, c.prefix, got, c.want)
+		}
+	}
+}
+
+// A completion that needs the cluster gives up after completionTimeout when
+// the API server does not answer, and then offers nothing.
+func TestCompletionIsBoundedInTime(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accept and never answer
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	server := "--server=https://" + ln.Addr().String()
+	for _, args := range [][]string{{"sync", server, "svc/"}, {"sync", server, "-n", ""}} {
+		start := time.Now()
+		out, _, code := runCmd(t, append([]string{"__complete"}, args...)...)
+		took := time.Since(start)
+		if code != 0 || strings.Contains(out, "svc/") || took > completionTimeout+2*time.Second {
+			t.Errorf("%v: exit %d after %v: %q", args, code, took, out)
 		}
 	}
 }
