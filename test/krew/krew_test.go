@@ -151,7 +151,7 @@ func TestRulesReject(t *testing.T) {
 		name, old, new, want string
 	}{
 		{"unknown field", "  homepage:", "  homepages:", "unknown field"},
-		{"name", "name: slices", "name: Slices!", "not allowed"},
+		{"name", "name: slices", "name: Slices!", "does not match the file name"},
 		{"version without v", "version: v", "version: ", "does not start with 'v'"},
 		{"version not semver", "version: v", "version: v1.2-", "failed to parse version"},
 		{"short description", "shortDescription: ", "shortDescription: A description that is far longer than fifty chars ", "at most 50"},
