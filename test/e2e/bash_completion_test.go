@@ -47,6 +47,8 @@ source ` + bashCompletion + `
 source <(kubectl completion bash)
 fn=$(complete -p kubectl | sed -n 's/.* -F \([^ ]*\) .*/\1/p')
 set +e
+# compopt works only while readline runs a completion; outside, record it.
+compopt() { echo "compopt $*" >&2; }
 read -r -a COMP_WORDS <<< "$LINE"
 case "$LINE" in *' ') COMP_WORDS+=("") ;; esac
 COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
@@ -61,9 +63,14 @@ printf '%s\n' "${COMPREPLY[@]}"
 	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-c", script)
 	cmd.Env = append(os.Environ(), "LINE="+line, "KUBECONFIG="+shared.Kubeconfig,
 		"PATH="+pluginDir+string(os.PathListSeparator)+shared.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("bash completion of %q: %v\n%s", line, err, out)
+		t.Fatalf("bash completion of %q: %v\n%s%s", line, err, out, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Logf("%q: %s", line, strings.TrimSpace(stderr.String()))
 	}
 	var got []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
