@@ -77,5 +77,7 @@ func newOptionsCommand(o *RootOptions) *cobra.Command {
 	cmd.SetOut(o.Out)
 	cmd.SetErr(o.Out)
 	templates.UseOptionsTemplates(cmd)
+	// kubectl's options help template is empty; --help shows the list too.
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
 	return cmd
 }
