@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -143,6 +144,38 @@ func TestCompletionIsBoundedInTime(t *testing.T) {
 		took := time.Since(start)
 		if code != 0 || strings.Contains(out, "svc/") || took > completionTimeout+2*time.Second {
 			t.Errorf("%v: exit %d after %v: %q", args, code, took, out)
+		}
+	}
+}
+
+// --context, --cluster and --user complete from the kubeconfig, sorted.
+func TestCompleteKubeconfigNames(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- {name: prod, cluster: {server: "https://127.0.0.1:1"}}
+- {name: dev, cluster: {server: "https://127.0.0.1:2"}}
+users:
+- {name: alice, user: {}}
+contexts:
+- {name: prod-admin, context: {cluster: prod, user: alice}}
+- {name: dev-admin, context: {cluster: dev, user: alice}}
+current-context: dev-admin
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	for flag, want := range map[string]string{"--context": "dev-admin prod-admin", "--cluster": "dev prod", "--user": "alice"} {
+		out, _, code := runCmd(t, "__complete", "sync", flag, "")
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.HasPrefix(line, ":") {
+				got = append(got, line)
+			}
+		}
+		if code != 0 || strings.Join(got, " ") != want {
+			t.Errorf("%s: %q (exit %d), want %s", flag, got, code, want)
 		}
 	}
 }
