@@ -1,17 +1,28 @@
 # kubectl-slices: `make demo` shows it working, `make test` proves it.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
-LDFLAGS := -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The commit's time, not the build's, so that builds reproduce.
+COMMIT_DATE ?= $(shell TZ=UTC git show -s --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ HEAD 2>/dev/null)
+PKG_CMD := github.com/kubectl-slices/kubectl-slices/pkg/cmd
+LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(PKG_CMD).Date=$(COMMIT_DATE)
 # Control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build test unit fuzz fuzz-short e2e bench bench-e2e lint demo control-plane clean
+.PHONY: all build dist test unit fuzz fuzz-short e2e bench bench-e2e lint demo control-plane clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/kubectl-slices ./cmd/kubectl-slices
+
+## dist: release archives for every platform (dist/), checksums.txt, and plugin.yaml
+## rendered from krew/.krew.yaml with their sha256; reproducible from a commit.
+## DIST_VERSION=v1.2.3 to name a release (default: the tag at HEAD, else a pseudo-version).
+dist:
+	rm -rf dist
+	$(GO) run ./hack/dist -out dist $(if $(DIST_VERSION),-version $(DIST_VERSION))
 
 ## test: unit tests (with the differential test against upstream) and the e2e suite
 test: unit e2e
@@ -53,5 +64,5 @@ demo: build control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) run ./cmd/localcluster -demo -plugin-dir ../bin $(DEMO_FLAGS)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 	@echo "control-plane binaries stay cached in $${XDG_CACHE_HOME:-$$HOME/.cache}/kubectl-slices (rm -rf it to rebuild)"

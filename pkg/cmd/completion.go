@@ -2,21 +2,82 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
-// registerCompletions completes namespaces and contexts, as kubectl does.
+// completionTimeout bounds every lookup a completion makes: a shell waiting
+// on TAB must not hang on an unreachable cluster.
+const completionTimeout = 3 * time.Second
+
+func newCompletionCommand(o *RootOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:                   "completion SHELL",
+		DisableFlagsInUseLine: true,
+		Short:                 "Print the shell completion code for bash, zsh, fish or powershell",
+		Long: `Print the shell completion code for the given shell (bash, zsh, fish or powershell).
+
+Typed as kubectl slices, the plugin is completed by kubectl itself (1.26 or later, with
+kubectl's own completion loaded): kubectl runs the executable kubectl_complete-slices
+from PATH for every word after "slices". The repository ships it in completions/; krew
+installs one executable only, so krew users create it as the plugin's caveats say.
+
+The code printed here completes the kubectl-slices executable when it is run directly.
+
+Service names (svc/NAME or NAME), namespaces (-n), contexts (--context), clusters and
+users are completed from the kubeconfig and the live cluster; a lookup gives up after
+3 seconds and then offers nothing.`,
+		Example: `  # Complete "kubectl slices ..." through kubectl (put the shim next to kubectl-slices)
+  install -m 0755 completions/kubectl_complete-slices "$(dirname "$(command -v kubectl-slices)")"
+
+  # Load the bash completion of kubectl-slices into the current shell (needs bash-completion)
+  source <(kubectl slices completion bash)
+
+  # Load it in every new bash
+  kubectl slices completion bash > ~/.local/share/bash-completion/completions/kubectl-slices
+
+  # zsh
+  kubectl slices completion zsh > "${fpath[1]}/_kubectl-slices"
+
+  # fish
+  kubectl slices completion fish > ~/.config/fish/completions/kubectl-slices.fish
+
+  # PowerShell
+  kubectl slices completion powershell | Out-String | Invoke-Expression`,
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			root := c.Root()
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(o.Out, true)
+			case "zsh":
+				return root.GenZshCompletion(o.Out)
+			case "fish":
+				return root.GenFishCompletion(o.Out, true)
+			default:
+				return root.GenPowerShellCompletionWithDesc(o.Out)
+			}
+		},
+	}
+}
+
+// registerCompletions completes namespaces, contexts, clusters and users,
+// as kubectl does.
 func registerCompletions(cmd *cobra.Command, o *RootOptions) {
-	_ = cmd.RegisterFlagCompletionFunc("namespace", func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-		client, err := o.Clientset()
+	_ = cmd.RegisterFlagCompletionFunc("namespace", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		client, err := o.completionClient()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 		defer cancel()
 		list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -24,54 +85,124 @@ func registerCompletions(cmd *cobra.Command, o *RootOptions) {
 		}
 		var out []string
 		for _, ns := range list.Items {
-			if strings.HasPrefix(ns.Name, prefix) {
-				out = append(out, ns.Name)
-			}
+			out = append(out, ns.Name)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	})
-	_ = cmd.RegisterFlagCompletionFunc("context", func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-		cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for name := range cfg.Contexts {
-			if strings.HasPrefix(name, prefix) {
-				out = append(out, name)
+	kubeconfigNames := func(pick func(contexts, clusters, users []string) []string) cobra.CompletionFunc {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
+			return pick(sortedKeys(cfg.Contexts), sortedKeys(cfg.Clusters), sortedKeys(cfg.AuthInfos)), cobra.ShellCompDirectiveNoFileComp
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
-	for _, f := range []string{"color"} {
-		_ = cmd.RegisterFlagCompletionFunc(f, cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	}
+	_ = cmd.RegisterFlagCompletionFunc("context", kubeconfigNames(func(c, _, _ []string) []string { return c }))
+	_ = cmd.RegisterFlagCompletionFunc("cluster", kubeconfigNames(func(_, c, _ []string) []string { return c }))
+	_ = cmd.RegisterFlagCompletionFunc("user", kubeconfigNames(func(_, _, u []string) []string { return u }))
+	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// completeServices completes svc/NAME from the Services of the namespace.
-func (o *RootOptions) completeServices(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	client, err := o.Clientset()
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// completionClient is Clientset with every request bounded by completionTimeout.
+func (o *RootOptions) completionClient() (kubernetes.Interface, error) {
+	c, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	c = rest.CopyConfig(c)
+	c.Timeout = completionTimeout
+	return kubernetes.NewForConfig(c)
+}
+
+// completeServices completes the Service arguments of a command: svc/NAME
+// (or service/NAME as typed), and bare names after a bare NAME prefix or the
+// "svc NAME..." form. Names already given are not offered again, and nothing
+// is offered once the command takes no more arguments.
+func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	names, err := o.serviceNames()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+	return serviceCandidates(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// serviceCandidates turns the namespace's Service names into completions of
+// prefix, given the arguments already on the command line.
+func serviceCandidates(names, args []string, prefix string) []string {
+	given := map[string]bool{}
+	if norm, err := normalizeArgs(args); err == nil {
+		for _, n := range norm {
+			given[strings.TrimPrefix(n, "services/")] = true
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	bare := len(args) > 0 && serviceTypes[strings.ToLower(args[0])]
+	typ, _, typed := strings.Cut(prefix, "/")
+	if typed && !serviceTypes[strings.ToLower(typ)] {
+		return nil
+	}
+	var out []string
+	for _, name := range names {
+		if given[name] {
+			continue
+		}
+		var cand string
+		switch {
+		case bare:
+			cand = name
+		case typed:
+			cand = typ + "/" + name
+		case prefix != "" && strings.HasPrefix(name, prefix):
+			cand = name
+		default:
+			cand = "svc/" + name
+		}
+		if strings.HasPrefix(cand, prefix) {
+			out = append(out, cand)
+		}
+	}
+	return out
+}
+
+// serviceNames lists the Services of the namespace (of every namespace with
+// -A), sorted and without repeats.
+func (o *RootOptions) serviceNames() ([]string, error) {
+	client, err := o.completionClient()
+	if err != nil {
+		return nil, err
+	}
+	ns := ""
+	if !o.AllNamespaces {
+		if ns, err = o.Namespace(); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
 	list, err := client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return nil, fmt.Errorf("list services: %w", err)
 	}
+	seen := map[string]bool{}
 	var out []string
 	for _, s := range list.Items {
-		for _, cand := range []string{"svc/" + s.Name, s.Name} {
-			if strings.HasPrefix(cand, prefix) {
-				out = append(out, cand)
-				break
-			}
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			out = append(out, s.Name)
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	sort.Strings(out)
+	return out, nil
 }

@@ -28,13 +28,14 @@ const (
 )
 
 const exitCodeHelp = `Exit codes:
-  0  success; for diff and explain: in sync
-  1  diff/explain: changes needed or drift found; sync: some Services failed while others synced
-  2  usage error: bad flag value, invalid selector, an argument that is not a Service
-  3  a Service was not found
-  4  the API server refused or failed: Forbidden, unreachable, namespace terminating
-  5  the slices kept changing during sync and retries ran out
-  130  interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`
+
+* 0: success; for diff and explain: in sync
+* 1: diff/explain: changes needed or drift found; sync: some Services failed while others synced
+* 2: usage error: bad flag value, invalid selector, an argument that is not a Service
+* 3: a Service was not found
+* 4: the API server refused or failed: Forbidden, unreachable, namespace terminating
+* 5: the slices kept changing during sync and retries ran out
+* 130: interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`
 
 // ExitError carries an exit code with its message.
 type ExitError struct {

@@ -29,13 +29,21 @@ func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &RootOptions{IOStreams: streams, ConfigFlags: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
 		Use:   "kubectl-slices",
-		Short: "Repair and explain a Service's EndpointSlices, client-side",
-		Long: `kubectl slices computes a Service's EndpointSlices exactly as kube-controller-manager's
-EndpointSlice controller would, shows why each Pod is or is not an endpoint, and writes the
-slices under its own managed-by label (endpointslice.kubernetes.io/managed-by: kubectl-slices)
-when the controller is down, stuck or misconfigured.
+		Short: "Explain and repair a Service's EndpointSlices",
+		Long: `kubectl slices plans a Service's EndpointSlices exactly as kube-controller-manager's
+EndpointSlice controller would, explains why each Pod is or is not an endpoint, and, when
+the controller is down, stuck or misconfigured, writes the slices itself under its own
+managed-by label (endpointslice.kubernetes.io/managed-by: kubectl-slices).
+
+Slices written by any other manager are never modified or deleted.
 
 ` + exitCodeHelp,
+		Example: `  # Why has svc/web no endpoints?
+  kubectl slices explain svc/web -n shop
+
+  # What would a repair change, then repair it
+  kubectl slices diff svc/web -n shop
+  kubectl slices sync svc/web -n shop`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl slices",
 		},
@@ -70,6 +78,8 @@ when the controller is down, stuck or misconfigured.
 	registerCompletions(cmd, o)
 	addProfiling(cmd)
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newCompletionCommand(o), newOptionsCommand(o))
+	setupHelp(cmd)
 	return cmd
 }
 

@@ -1,0 +1,83 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/kubectl/pkg/util/term"
+)
+
+// commandGroups orders the root help as kubectl orders its own; a command not
+// named here is listed under "Other Commands:" by kubectl's templater, so new
+// commands show up without touching this list.
+var commandGroups = templates.CommandGroups{
+	{Message: "Troubleshooting Commands:", Commands: nil},
+	{Message: "Repair Commands:", Commands: nil},
+}
+
+var groupOf = map[string]int{"explain": 0, "diff": 0, "sync": 1}
+
+// setupHelp gives the command tree kubectl's help: long descriptions and
+// examples normalised by kubectl's templates, command groups, each command's
+// own flags under "Options:", and the global flags (connection flags, -v,
+// --color, ...) listed once by `kubectl slices options` instead of under
+// every command. It runs after every command is added, so commands and
+// flags added later follow the same conventions without extra wiring.
+func setupHelp(root *cobra.Command) {
+	templates.NormalizeAll(root)
+	groups := make(templates.CommandGroups, len(commandGroups))
+	copy(groups, commandGroups)
+	for _, c := range root.Commands() {
+		if i, ok := groupOf[c.Name()]; ok {
+			groups[i].Commands = append(groups[i].Commands, c)
+		}
+	}
+	flagErr := root.FlagErrorFunc()
+	templates.ActsAsRootCommand(root, []string{"options"}, groups...)
+	root.SetFlagErrorFunc(flagErr) // ours carries the usage exit code
+	if !root.Runnable() {
+		// As kubectl: the bare command prints its help, which then also
+		// shows the usage line and the pointer to "options".
+		root.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
+	}
+	rootHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c != root {
+			rootHelp(c, args)
+			return
+		}
+		// kubectl's templater names the root by cobra's Name(), the binary
+		// (kubectl-slices); the user typed "kubectl slices".
+		out := c.OutOrStdout()
+		var buf bytes.Buffer
+		c.SetOut(&buf)
+		rootHelp(c, args)
+		c.SetOut(out)
+		text := strings.ReplaceAll(buf.String(), `"`+c.Name()+` `, `"`+c.CommandPath()+` `)
+		_, _ = term.NewResponsiveWriter(out).Write([]byte(text))
+	})
+}
+
+// newOptionsCommand is kubectl's `options`: the flags every command accepts.
+func newOptionsCommand(o *RootOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "options",
+		Short: "Print the list of flags inherited by all commands",
+		Long:  "Print the list of flags inherited by all commands: kubeconfig and connection flags, as kubectl's, and the plugin's own global flags.",
+		Example: `  # Print flags inherited by all commands
+  kubectl slices options`,
+		Args: cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			_ = c.Usage()
+		},
+	}
+	// Usage goes to stderr by default; options is asked for, so stdout.
+	cmd.SetOut(o.Out)
+	cmd.SetErr(o.Out)
+	templates.UseOptionsTemplates(cmd)
+	// kubectl's options help template is empty; --help shows the list too.
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
+	return cmd
+}
