@@ -9,12 +9,13 @@
 # warm run first looks up go.mod+go.sum in an index and exits at once when it matches.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+self="$root/hack/build-control-plane.sh"
 k8s_version=$(awk '$1=="k8s.io/kubernetes" && NF>=2{print $2}' "$root/test/go.mod" | head -n1)
 etcd_version=$(awk '$1=="go.etcd.io/etcd/server/v3" && NF>=2{print $2}' "$root/test/go.mod" | head -n1)
 cache=${KUBECTL_SLICES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-slices}
 mains="k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3"
 
-sum_key=$(cat "$root/test/go.mod" "$root/test/go.sum" "$0" | sha256sum | cut -c1-16)
+sum_key=$(cat "$root/test/go.mod" "$root/test/go.sum" "$self" | sha256sum | cut -c1-16)
 index="$cache/index/$sum_key"
 if [ -f "$index" ] && [ -f "$(cat "$index")/.complete" ]; then
   cat "$index"
@@ -22,7 +23,7 @@ if [ -f "$index" ] && [ -f "$(cat "$index")/.complete" ]; then
 fi
 
 cd "$root/test"
-mod_key=$( { cat "$0"; CGO_ENABLED=0 go list -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' $mains | sort -u; } \
+mod_key=$( { cat "$self"; CGO_ENABLED=0 go list -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' $mains | sort -u; } \
   | sha256sum | cut -c1-16)
 bin="$cache/control-plane-$k8s_version-$mod_key"
 if [ ! -f "$bin/.complete" ]; then
