@@ -43,8 +43,19 @@ func TestDifferentialAgainstUpstream(t *testing.T) {
 		ourEnd := ourEndState(c.in, c.opts, plan)
 		ours, ourHints := canonicalState(ourEnd, auto)
 		theirs, theirHints := canonicalState(up.end, auto)
-		if !hintCountsClose(ourHints, theirHints) {
-			t.Fatalf("%s: hints per zone %v, upstream %v", name, ourHints, theirHints)
+		if auto && !hintCountsClose(ourHints, theirHints) {
+			// Upstream's topology-mode: Auto is not deterministic when it
+			// gives up part-way (an endpoint without a zone): the stale hints
+			// it leaves depend on map order. Ours must then be one of the
+			// outcomes upstream produces on the same input.
+			for try := 0; try < 50 && !hintCountsClose(ourHints, theirHints); try++ {
+				up = runUpstream(c.in, c.opts)
+				theirs, theirHints = canonicalState(up.end, auto)
+			}
+			if !hintCountsClose(ourHints, theirHints) {
+				t.Fatalf("%s: hints per zone %v, upstream %v (50 upstream runs)", name, ourHints, theirHints)
+			}
+			stats["topology-mode Auto, matched one of upstream's outcomes"]++
 		}
 		if plan.SuppressedCreates > 0 {
 			// The Service is being deleted and some creates were dropped:
