@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test unit fuzz fuzz-short e2e bench bench-e2e lint demo control-plane clean
+.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e lint demo control-plane clean
 
 all: build
 
@@ -34,6 +34,16 @@ unit: fuzz-short
 FUZZTIME ?= 10s
 fuzz-short fuzz:
 	$(GO) test ./pkg/reconcile -run '^$$' -fuzz FuzzPlanInvariants -fuzztime $(FUZZTIME)
+
+## mutate: apply each planner mutant of hack/mutants.txt to a temporary copy and
+## report which tests kill it; fails if one survives (not part of make test)
+mutate:
+	$(GO) run ./hack/mutate
+
+## diff-long: the differential test against upstream over 10,000 random inputs
+DIFFCASES ?= 10000
+diff-long:
+	$(GO) test ./pkg/reconcile -run TestDifferentialAgainstUpstream -count=1 -v -timeout 30m -diff-cases $(DIFFCASES)
 
 e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./... -count=1 -timeout 40m
