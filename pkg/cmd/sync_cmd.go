@@ -113,18 +113,16 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	}
 	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
 	errStyle := printers.StyleFor(o.Color, o.ErrOut)
-	var runs []serviceRun
+	step, done := printers.Progress(o.ErrOut)
+	if len(targets) == 1 {
+		step = func(int, int, string) {}
+	}
+	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, write, func(i int, what string) { step(i, len(targets), what) })
+	done()
 	var written []printers.Written
 	var outcomes []printers.Outcome
-	step, done := printers.Progress(o.ErrOut)
-	for i, t := range targets {
-		if len(targets) > 1 {
-			step(i+1, len(targets), t.Namespace+"/"+t.Name)
-		}
-		run := runService(ctx, client, t, o.Plan, write)
-		runs = append(runs, run)
-		if run.Plan != nil && len(run.Plan.Warnings) > 0 {
-			done() // warnings start on a clean line
+	for _, run := range runs {
+		if run.Plan != nil {
 			printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		}
 		out := printers.Outcome{Namespace: run.Namespace, Name: run.Name, Plan: run.Plan, Err: run.Err,
@@ -132,10 +130,10 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		if o.DryRun != apply.DryRunNone {
 			out.DryRun = string(o.DryRun)
 		}
+		out.Written = writtenObjects(run.Result)
 		outcomes = append(outcomes, out)
-		written = append(written, writtenObjects(run.Result)...)
+		written = append(written, out.Written...)
 	}
-	done()
 	// With -o the objects own stdout, so the summary goes to stderr.
 	summaryOut, style := o.Out, printers.StyleFor(o.Color, o.Out)
 	if o.Output != "" {
