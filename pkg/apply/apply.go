@@ -180,4 +180,3 @@ func nameOf(s *discovery.EndpointSlice) string {
 	}
 	return s.GenerateName + "<new>"
 }
-

@@ -77,4 +77,3 @@ func slimNode(n *corev1.Node) *corev1.Node {
 	}
 	return out
 }
-

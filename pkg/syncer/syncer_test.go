@@ -31,7 +31,7 @@ func testService() *corev1.Service {
 func testPod(name, ip string, readyAt time.Time) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID("uid-" + name), Labels: map[string]string{"app": "web"}},
-		Spec: corev1.PodSpec{NodeName: "n1"},
+		Spec:       corev1.PodSpec{NodeName: "n1"},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(readyAt)}}},
 	}
@@ -57,7 +57,7 @@ func TestSyncReplansAfterUpdateOfDeletedSlice(t *testing.T) {
 	client := fake.NewClientset(svc, testPod("web-1", "10.1.0.1", t0.Add(time.Hour)), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
 	gone := &discovery.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-gone", Namespace: "shop", ResourceVersion: "3",
-			Labels: map[string]string{discovery.LabelServiceName: "web", discovery.LabelManagedBy: reconcile.DefaultManagedBy},
+			Labels:          map[string]string{discovery.LabelServiceName: "web", discovery.LabelManagedBy: reconcile.DefaultManagedBy},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "svc-uid", Controller: ptr(true), BlockOwnerDeletion: ptr(true)}}},
 		AddressType: discovery.AddressTypeIPv4,
 	}
