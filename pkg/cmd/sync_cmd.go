@@ -21,6 +21,7 @@ type SyncOptions struct {
 	FieldManager string
 	Force        bool
 	Workers      int
+	WatchFlags   WatchFlags
 	args         []string
 }
 
@@ -53,7 +54,10 @@ never modified. A second sync of an unchanged cluster writes nothing.
   kubectl slices sync svc/web --dry-run=server -o yaml
 
   # Every Service labelled tier=frontend, in all namespaces
-  kubectl slices sync -l tier=frontend -A`,
+  kubectl slices sync -l tier=frontend -A
+
+  # Keep every Service of a namespace current until interrupted
+  kubectl slices sync --all -n shop --watch`,
 		ValidArgsFunction: root.completeServices,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args, o.DryRun = args, apply.DryRun(dryRun)
@@ -65,6 +69,7 @@ never modified. A second sync of an unchanged cluster writes nothing.
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
+	addWatchFlags(cmd, &o.WatchFlags)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
@@ -90,6 +95,9 @@ func (o *SyncOptions) Validate() error {
 	if o.Workers < 1 {
 		return usageError("--write-concurrency must be at least 1")
 	}
+	if err := o.validateWatch(); err != nil {
+		return err
+	}
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
@@ -103,6 +111,9 @@ func (o *SyncOptions) Validate() error {
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
+	if o.WatchFlags.Watch {
+		return o.runWatch(ctx)
+	}
 	client, targets, err := o.connect(o.Targets, o.args)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 	"k8s.io/client-go/util/retry"
@@ -38,6 +39,11 @@ type Options struct {
 	// Backoff spaces the attempts; the zero value means retry.DefaultBackoff
 	// (4 attempts, 10 ms growing fivefold).
 	Backoff wait.Backoff
+	// DeleteUnplanned deletes our slices of a Service the planner leaves
+	// alone (ExternalName, no selector). The controller leaves such slices
+	// to the garbage collector or to their other writer; a process that keeps
+	// its slices current removes what it wrote once it no longer applies.
+	DeleteUnplanned bool
 }
 
 // Outcome is what happened to one Service.
@@ -92,6 +98,9 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		if out.Plan, err = reconcile.Compute(in, po); err != nil {
 			return err
 		}
+		if opts.DeleteUnplanned && !out.Plan.Service.Planned() {
+			out.Plan.Delete, out.Plan.Unchanged = out.Plan.Unchanged, nil
+		}
 		if opts.Write == nil || out.Plan.InSync() {
 			return nil
 		}
@@ -100,4 +109,13 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		return err
 	})
 	return out
+}
+
+// DeleteAll deletes our slices of a Service that no longer exists: the
+// garbage collector may be as down as the controller manager.
+func DeleteAll(ctx context.Context, slices discoveryclient.EndpointSlicesGetter, namespace string, ours []*discovery.EndpointSlice, write apply.Options) (apply.Result, error) {
+	if len(ours) == 0 {
+		return apply.Result{}, nil
+	}
+	return apply.Apply(ctx, slices.EndpointSlices(namespace), &reconcile.Plan{Delete: ours}, write)
 }
