@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,15 +17,51 @@ import (
 
 func main() {
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext()
 	root := cmd.NewRootCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	err := root.ExecuteContext(ctx)
 	stop()
+	err = cmd.InterruptWins(ctx, err)
+	var ie *cmd.InterruptedError
 	if err != nil {
-		if msg := err.Error(); msg != "" {
+		if errors.As(err, &ie) {
+			fmt.Fprintln(os.Stderr, ie.Error())
+		} else if msg := err.Error(); msg != "" {
 			fmt.Fprintln(os.Stderr, "error: "+msg)
 		}
 		os.Exit(cmd.ExitCode(err))
+	}
+}
+
+// notifyContext is cancelled by the first SIGINT or SIGTERM, with the
+// signal as its cause; every request follows it. A second signal exits at
+// once, for when stopping cleanly takes too long.
+func notifyContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var first *cmd.InterruptedError
+		for {
+			select {
+			case s := <-sigs:
+				ie := &cmd.InterruptedError{Signal: s.(syscall.Signal)}
+				if first != nil {
+					fmt.Fprintln(os.Stderr, "interrupted again: exiting now")
+					os.Exit(first.Code())
+				}
+				first = ie
+				cancel(ie)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
 	}
 }
 

@@ -20,6 +20,9 @@ type Manifests struct {
 	Pods     []*corev1.Pod
 	Nodes    []*corev1.Node
 	Slices   []*discovery.EndpointSlice
+
+	// defaulted records what ApplyDefaults set, per object.
+	defaulted map[any][]string
 }
 
 // ReadManifests reads every file (directories recursively) with
@@ -118,24 +121,4 @@ func (m *Manifests) PodsIn(ns string) []*corev1.Pod {
 		}
 	}
 	return out
-}
-
-// DefaultNamespace puts objects written without a namespace into ns, as
-// kubectl apply would.
-func (m *Manifests) DefaultNamespace(ns string) {
-	for _, s := range m.Services {
-		if s.Namespace == "" {
-			s.Namespace = ns
-		}
-	}
-	for _, p := range m.Pods {
-		if p.Namespace == "" {
-			p.Namespace = ns
-		}
-	}
-	for _, s := range m.Slices {
-		if s.Namespace == "" {
-			s.Namespace = ns
-		}
-	}
 }

@@ -91,6 +91,22 @@ func (r Reader) Pods(ctx context.Context, ns, selector string) ([]*corev1.Pod, e
 	return out, nil
 }
 
+// Services lists the Services of a namespace ("" for all) matching a label
+// selector, paginated.
+func (r Reader) Services(ctx context.Context, ns, selector string) ([]*corev1.Service, error) {
+	var out []*corev1.Service
+	err := list(ctx, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		o.LabelSelector = selector
+		return r.Client.CoreV1().Services(ns).List(ctx, o)
+	}, func(obj runtime.Object) {
+		out = append(out, obj.(*corev1.Service))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Slices lists every EndpointSlice labelled for the Service, of any manager.
 func (r Reader) Slices(ctx context.Context, ns, service string) ([]*discovery.EndpointSlice, error) {
 	var out []*discovery.EndpointSlice

@@ -50,7 +50,7 @@ code is 0 when nothing would change, 1 when something would, and greater than 1 
 
 // Run prints the diffs; errors take precedence over changes in the exit code.
 func (o *DiffOptions) Run(ctx context.Context) error {
-	client, targets, err := o.connect(o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets, o.args)
 	if err != nil {
 		return err
 	}
@@ -63,6 +63,9 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	}
 	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, nil, func(i int, what string) { step(i, len(targets), what) })
 	done()
+	if ctx.Err() != nil {
+		return interrupted(ctx)
+	}
 	for _, run := range runs {
 		if run.Err != nil {
 			printers.Failures(o.ErrOut, errStyle, []printers.Outcome{{Namespace: run.Namespace, Name: run.Name, Err: run.Err}})

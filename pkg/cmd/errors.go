@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -21,6 +22,9 @@ const (
 	ExitNotFound  = 3 // a Service (or namespace) was not found
 	ExitAPI       = 4 // the API refused or failed: Forbidden, unreachable, namespace terminating, timeouts
 	ExitConflicts = 5 // slices kept changing under us; retries ran out
+	// ExitInterrupted is 128+SIGINT, the shell's code for a command stopped
+	// by Ctrl-C; SIGTERM gives 128+15.
+	ExitInterrupted = 130
 )
 
 const exitCodeHelp = `Exit codes:
@@ -29,7 +33,8 @@ const exitCodeHelp = `Exit codes:
   2  usage error: bad flag value, invalid selector, an argument that is not a Service
   3  a Service was not found
   4  the API server refused or failed: Forbidden, unreachable, namespace terminating
-  5  the slices kept changing during sync and retries ran out`
+  5  the slices kept changing during sync and retries ran out
+  130  interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`
 
 // ExitError carries an exit code with its message.
 type ExitError struct {
@@ -44,10 +49,46 @@ func usageError(format string, a ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
 }
 
+// InterruptedError is the cause of a command context cancelled by a signal:
+// main sets it, and whatever error a command then returns is reported as the
+// interrupt, not as the request the signal cut short.
+type InterruptedError struct{ Signal syscall.Signal }
+
+func (e *InterruptedError) Error() string { return "interrupted" }
+
+// Code is the shell's convention: 128 + the signal number.
+func (e *InterruptedError) Code() int { return 128 + int(e.Signal) }
+
+// interrupted is the error for work stopped because ctx ended: the signal
+// main recorded, or a plain interrupt.
+func interrupted(ctx context.Context) error {
+	var ie *InterruptedError
+	if errors.As(context.Cause(ctx), &ie) {
+		return ie
+	}
+	return &InterruptedError{Signal: syscall.SIGINT}
+}
+
+// InterruptWins reports a command's error as the interrupt once ctx was
+// cancelled by a signal: whatever failed then failed because of it, and the
+// user hears so once, not as the request it cut short ("cannot reach the API
+// server").
+func InterruptWins(ctx context.Context, err error) error {
+	var ie *InterruptedError
+	if err != nil && errors.As(context.Cause(ctx), &ie) {
+		return ie
+	}
+	return err
+}
+
 // ExitCode maps an error to the documented exit code.
 func ExitCode(err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	var ie *InterruptedError
+	if errors.As(err, &ie) {
+		return ie.Code()
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
@@ -79,12 +120,17 @@ func classify(err error) int {
 // what failed, on which object, and what to do.
 func describe(ns, name string, err error) error {
 	obj := fmt.Sprintf("service %s/%s", ns, name)
-	if name == "" {
+	switch {
+	case name == "" && ns == "":
+		obj = "services in all namespaces"
+	case name == "":
 		obj = "services in namespace " + ns
 	}
 	var nt *apply.NamespaceTerminatingError
 	var status apierrors.APIStatus
 	switch {
+	case errors.Is(err, context.Canceled):
+		return &InterruptedError{Signal: syscall.SIGINT}
 	case errors.As(err, &nt):
 		return &ExitError{ExitAPI, fmt.Errorf("%s: namespace %s is terminating: no EndpointSlices can be created in it", obj, ns)}
 	case errors.Is(err, apply.ErrConflict):
@@ -104,7 +150,7 @@ func describe(ns, name string, err error) error {
 		return &ExitError{ExitAPI, fmt.Errorf("%s: forbidden: cannot %s %s in namespace %s; ask for RBAC that allows it (kubectl auth can-i %s %s -n %s)",
 			obj, verb, what, ns, verb, what, ns)}
 	case isUnreachable(err):
-		return &ExitError{ExitAPI, fmt.Errorf("%s: cannot reach the API server: %v; check --kubeconfig, --context and the network", obj, rootCause(err))}
+		return &ExitError{ExitAPI, fmt.Errorf("%s: %s", obj, unreachable(err))}
 	}
 	return &ExitError{classify(err), fmt.Errorf("%s: %w", obj, err)}
 }
@@ -126,6 +172,31 @@ func isUnreachable(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &ue) || errors.As(err, &oe) || (errors.As(err, &ne) && ne.Timeout()) ||
 		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection refused")
+}
+
+// unreachable words a connection failure: the server it tried (the address
+// is often lost in the innermost error, as in "connection refused"), the
+// cause, and what to check.
+func unreachable(err error) string {
+	at := ""
+	if server := serverOf(err); server != "" {
+		at = " at " + server
+	}
+	return fmt.Sprintf("cannot reach the API server%s: %v; check --kubeconfig, --context and the network", at, rootCause(err))
+}
+
+// serverOf is host:port of the request that failed: client-go wraps every
+// transport error in a *url.Error carrying the request's URL.
+func serverOf(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return ""
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil {
+		return ""
+	}
+	return u.Host
 }
 
 func rootCause(err error) error {

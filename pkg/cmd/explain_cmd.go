@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -57,7 +58,6 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
   # Machine-readable (schema kubectl-slices.explain/v1)
   kubectl slices explain svc/web -o json`,
-		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: root.completeServices,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args = args
@@ -95,8 +95,18 @@ func (o *ExplainOptions) Validate() error {
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
-	_, err := normalizeArgs(o.args)
-	return err
+	// Named as sync names Services (svc/NAME, NAME, svc NAME), one only.
+	if len(o.args) == 0 || (len(o.args) == 1 && serviceTypes[strings.ToLower(o.args[0])]) {
+		return usageError("name the Service to explain: svc/NAME")
+	}
+	names, err := normalizeArgs(o.args)
+	if err != nil {
+		return err
+	}
+	if len(names) > 1 {
+		return usageError("explain takes one Service, got %d: run it once per Service", len(names))
+	}
+	return nil
 }
 
 // Run explains one Service; the exit code says whether it drifts.
@@ -105,9 +115,10 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	name := names[0][len("services/"):]
 	var in reconcile.Input
 	var nsPods []*corev1.Pod
+	var defaulted []string
 	var err error
 	if o.Local {
-		in, nsPods, err = o.readLocal(name)
+		in, nsPods, defaulted, err = o.readLocal(name)
 	} else {
 		in, nsPods, err = o.readCluster(ctx, name)
 	}
@@ -121,7 +132,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if len(plan.Pods) > 0 {
 		nsPods = nil
 	}
-	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods})
+	// Warnings go to stderr, whatever the format; -o json also carries them.
+	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
+	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted})
 	switch o.Output {
 	case "json":
 		b, err := json.MarshalIndent(report, "", "  ")
@@ -149,17 +162,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // readCluster reads the Service and its inputs; all Pods of the namespace
 // only if the selector matches none (for near misses).
 func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, error) {
-	targets, err := o.resolveServices(TargetFlags{}, []string{name})
+	client, targets, err := o.connect(ctx, TargetFlags{}, []string{name})
 	if err != nil {
 		return reconcile.Input{}, nil, err
 	}
 	t := targets[0]
 	if t.Err != nil {
 		return reconcile.Input{}, nil, describe(t.Namespace, t.Name, t.Err)
-	}
-	client, err := o.Clientset()
-	if err != nil {
-		return reconcile.Input{}, nil, err
 	}
 	reader := cluster.Reader{Client: client}
 	in, err := reader.Load(ctx, t.Service)
@@ -175,31 +184,31 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 	return in, nsPods, nil
 }
 
-func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod, error) {
+// readLocal reads the Service and its inputs from manifests, defaulted as
+// the API server would have stored them. Objects without a namespace go to
+// -n's, or the kubeconfig's, or "default" with no kubeconfig; without -n, a
+// Service name that only one namespace of a dump holds is found there.
+func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod, []string, error) {
 	m, err := cluster.ReadManifests(o.Filenames)
 	if err != nil {
-		return reconcile.Input{}, nil, usageError("cannot read %v: %v", o.Filenames, err)
+		return reconcile.Input{}, nil, nil, usageError("cannot read %v: %v", o.Filenames, err)
 	}
-	ns := ""
-	if o.ConfigFlags.Namespace != nil {
-		ns = *o.ConfigFlags.Namespace
+	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
+	ns, err := o.Namespace()
+	if err != nil || ns == "" {
+		ns = "default" // no kubeconfig is needed offline
 	}
-	if ns == "" {
-		// No kubeconfig is needed offline: a Service name found in one
-		// namespace only is unambiguous.
-		switch found := m.Namespaces(name); len(found) {
-		case 1:
-			ns = found[0]
-		default:
-			ns = "default"
+	m.ApplyDefaults(ns)
+	svc := m.Service(ns, name)
+	if svc == nil && !explicit {
+		if found := m.Namespaces(name); len(found) == 1 {
+			ns, svc = found[0], m.Service(found[0], name)
 		}
 	}
-	m.DefaultNamespace(ns)
-	svc := m.Service(ns, name)
 	if svc == nil {
-		return reconcile.Input{}, nil, &ExitError{Code: ExitNotFound,
+		return reconcile.Input{}, nil, nil, &ExitError{Code: ExitNotFound,
 			Err: fmt.Errorf("service %s/%s not found in %v: check the name and the namespace (-n)", ns, name, o.Filenames)}
 	}
 	in := m.Input(svc)
-	return in, m.PodsIn(ns), nil
+	return in, m.PodsIn(ns), m.Defaulted(svc, in.Pods, in.Slices), nil
 }

@@ -58,6 +58,8 @@ func TestExplainGolden(t *testing.T) {
 		{"terminating-publish-not-ready", 1},
 		{"controller-stale", 1},
 		{"both-managers", 0},
+		{"handwritten", 1},
+		{"headless", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

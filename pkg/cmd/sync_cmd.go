@@ -114,7 +114,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if o.WatchFlags.Watch {
 		return o.runWatch(ctx)
 	}
-	client, targets, err := o.connect(o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets, o.args)
 	if err != nil {
 		return err
 	}
@@ -132,6 +132,25 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	done()
 	var written []printers.Written
 	var outcomes []printers.Outcome
+	var interruptedErr error
+	if ctx.Err() != nil {
+		// Interrupted: report the Services done, and what was written for
+		// those the signal cut short, not their failures.
+		interruptedErr = interrupted(ctx)
+		finished := runs[:0:0]
+		for _, run := range runs {
+			if run.Err == nil {
+				finished = append(finished, run)
+				continue
+			}
+			if r := run.Result; r.Writes() > 0 {
+				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
+					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
+				written = append(written, writtenObjects(r)...)
+			}
+		}
+		runs = finished
+	}
 	for _, run := range runs {
 		if run.Plan != nil {
 			printers.Warnings(o.ErrOut, errStyle, run.Plan)
@@ -156,6 +175,9 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {
 			return err
 		}
+	}
+	if interruptedErr != nil {
+		return interruptedErr
 	}
 	return exitFor(runs)
 }

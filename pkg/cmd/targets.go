@@ -1,18 +1,17 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 )
 
 // TargetFlags select Services: names, -l, or --all.
@@ -58,6 +57,8 @@ func (t TargetFlags) validate(args []string) error {
 		return usageError("name Services or select them with -l/--all, not both")
 	case len(args) == 0 && t.Selector == "" && !t.All:
 		return usageError("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
+	case t.Selector != "" && t.All:
+		return usageError("-l and --all do not go together: --all selects every Service, -l those with matching labels")
 	case t.Selector != "":
 		if _, err := labels.Parse(t.Selector); err != nil {
 			return usageError("invalid selector %q: %v", t.Selector, err)
@@ -75,19 +76,21 @@ type resolved struct {
 }
 
 // connect builds the client and resolves the selected Services.
-func (o *RootOptions) connect(t TargetFlags, args []string) (kubernetes.Interface, []resolved, error) {
+func (o *RootOptions) connect(ctx context.Context, t TargetFlags, args []string) (kubernetes.Interface, []resolved, error) {
 	client, err := o.Clientset()
 	if err != nil {
 		return nil, nil, err
 	}
-	targets, err := o.resolveServices(t, args)
+	targets, err := o.resolveServices(ctx, client, t, args)
 	return client, targets, err
 }
 
-// resolveServices finds the selected Services with cli-runtime's resource
-// builder, which applies -n, -A, -l and --all the way kubectl does. A missing
-// Service is returned as a per-Service error so the others still run.
-func (o *RootOptions) resolveServices(t TargetFlags, args []string) ([]resolved, error) {
+// resolveServices finds the selected Services as kubectl get would: names
+// in -n's namespace (or the kubeconfig's), -l and --all in it or, with -A,
+// in every namespace. Every request carries ctx, so Ctrl-C stops a stalled
+// one. A missing Service is returned as a per-Service error so the others
+// still run; any other error stops the run.
+func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Interface, t TargetFlags, args []string) ([]resolved, error) {
 	ns, err := o.Namespace()
 	if err != nil {
 		return nil, err
@@ -96,31 +99,39 @@ func (o *RootOptions) resolveServices(t TargetFlags, args []string) ([]resolved,
 	if err != nil {
 		return nil, err
 	}
-	b := resource.NewBuilder(servicesOnly{o.ConfigFlags}).
-		WithScheme(scheme.Scheme, scheme.Scheme.PrioritizedVersionsAllGroups()...).
-		NamespaceParam(ns).DefaultNamespace().AllNamespaces(o.AllNamespaces).
-		ContinueOnError().Flatten()
-	if len(names) > 0 {
-		b = b.ResourceTypeOrNameArgs(false, names...)
-	} else {
-		b = b.ResourceTypes("services").LabelSelectorParam(t.Selector).SelectAllParam(t.All)
-	}
-	infos, err := b.Do().Infos()
 	var out []resolved
-	for _, info := range infos {
-		svc, ok := info.Object.(*corev1.Service)
-		if !ok {
-			return nil, fmt.Errorf("unexpected object %T for %s", info.Object, info.Name)
+	if len(names) > 0 {
+		if o.AllNamespaces {
+			return nil, usageError("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
 		}
-		out = append(out, resolved{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
-	}
-	for _, e := range flatten(err) {
-		var status apierrors.APIStatus
-		if apierrors.IsNotFound(e) && errors.As(e, &status) && status.Status().Details != nil {
-			out = append(out, resolved{Namespace: ns, Name: status.Status().Details.Name, Err: e})
-			continue
+		seen := map[string]bool{}
+		for _, n := range names {
+			name := strings.TrimPrefix(n, "services/")
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				out = append(out, resolved{Namespace: ns, Name: name, Err: err})
+			case err != nil:
+				return nil, describe(ns, name, err)
+			default:
+				out = append(out, resolved{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
+			}
 		}
-		return nil, describe(ns, "", e)
+	} else {
+		if o.AllNamespaces {
+			ns = metav1.NamespaceAll
+		}
+		svcs, err := cluster.Reader{Client: client}.Services(ctx, ns, t.Selector)
+		if err != nil {
+			return nil, describe(ns, "", err)
+		}
+		for _, svc := range svcs {
+			out = append(out, resolved{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Namespace != out[j].Namespace {
@@ -129,15 +140,4 @@ func (o *RootOptions) resolveServices(t TargetFlags, args []string) ([]resolved,
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
-}
-
-func flatten(err error) []error {
-	if err == nil {
-		return nil
-	}
-	var agg utilerrors.Aggregate
-	if errors.As(err, &agg) {
-		return utilerrors.Flatten(agg).Errors()
-	}
-	return []error{err}
 }

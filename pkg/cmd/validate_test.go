@@ -26,7 +26,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"diff"}, "name at least one Service"},
 		{[]string{"explain", "svc/web", "--show-pods", "some"}, "--show-pods must be all or excluded"},
 		{[]string{"explain", "svc/web", "--local"}, "--local and -f go together"},
-		{[]string{"explain", "svc/a", "svc/b"}, "accepts 1 arg"},
+		{[]string{"explain", "svc/a", "svc/b"}, "explain takes one Service, got 2"},
+		{[]string{"explain", "svc", "a", "b"}, "explain takes one Service, got 2"},
+		{[]string{"explain"}, "name the Service to explain: svc/NAME"},
+		{[]string{"explain", "svc"}, "name the Service to explain: svc/NAME"},
+		{[]string{"explain", "deploy/web"}, "deploy/web is not a Service"},
+		{[]string{"sync", "svc/a", "-A"}, "cannot be named across all namespaces"},
+		{[]string{"sync", "-l", "a=b", "--all"}, "-l and --all do not go together"},
 		{[]string{"nonsense"}, "unknown command"},
 	}
 	for _, c := range cases {

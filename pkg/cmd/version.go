@@ -1,9 +1,13 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/kubernetes"
 )
 
 // Version is set at build time with -ldflags "-X .../pkg/cmd.Version=v1.2.3".
@@ -24,7 +28,7 @@ func newVersionCommand(root *RootOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v, err := client.Discovery().ServerVersion()
+			v, err := serverVersion(c.Context(), client)
 			if err != nil {
 				return describeCluster(err)
 			}
@@ -36,10 +40,24 @@ func newVersionCommand(root *RootOptions) *cobra.Command {
 	return cmd
 }
 
+// serverVersion is discovery's ServerVersion with the command's context
+// (client-go's runs with context.TODO(), which Ctrl-C cannot stop).
+func serverVersion(ctx context.Context, client kubernetes.Interface) (*version.Info, error) {
+	body, err := client.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return nil, err
+	}
+	var info version.Info
+	if err := json.Unmarshal(body, &info); err != nil {
+		return nil, fmt.Errorf("unable to parse the server version: %w", err)
+	}
+	return &info, nil
+}
+
 // describeCluster words an error that is about the cluster, not a Service.
 func describeCluster(err error) error {
 	if isUnreachable(err) {
-		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("cannot reach the API server: %v; check --kubeconfig, --context and the network", rootCause(err))}
+		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("%s", unreachable(err))}
 	}
 	return &ExitError{Code: classify(err), Err: err}
 }

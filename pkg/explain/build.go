@@ -17,12 +17,16 @@ type Options struct {
 	// NamespacePods are all Pods of the namespace, read only when the
 	// selector matched none, for near misses.
 	NamespacePods []*corev1.Pod
+	// Defaulted lists what was filled in on input read offline, as the
+	// API server would have (explain --local).
+	Defaulted []string
 }
 
 // Build explains a plan against the live slices it was made from.
 func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 	svc := in.Service
-	r := Report{Schema: SchemaVersion, Service: serviceInfo(svc, plan), Pods: []Pod{}, Managers: []Manager{}, Drift: []Drift{}}
+	r := Report{Schema: SchemaVersion, Service: serviceInfo(svc, plan), Pods: []Pod{}, Managers: []Manager{}, Drift: []Drift{},
+		Warnings: []string{}, Defaulted: append([]string{}, o.Defaulted...)}
 	for _, w := range plan.Warnings {
 		r.Warnings = append(r.Warnings, w.Object+": "+w.Message)
 	}
@@ -31,7 +35,7 @@ func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 		r.Selector.NearMisses = NearMisses(svc.Spec.Selector, o.NamespacePods)
 	}
 	for _, d := range plan.Pods {
-		r.Pods = append(r.Pods, podReport(d))
+		r.Pods = append(r.Pods, podReport(svc, d))
 	}
 	live := liveSlices(in.Slices)
 	r.Managers = managers(live, o)
@@ -40,12 +44,48 @@ func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 	}
 	r.InSync = len(r.Drift) == 0
 	r.Diagnosis = diagnose(svc, plan, r)
+	r.emptyLists()
 	return r
+}
+
+// emptyLists makes every list field of the report a list in JSON, [] rather
+// than null when empty, as the schema says.
+func (r *Report) emptyLists() {
+	if r.Drift == nil {
+		r.Drift = []Drift{}
+	}
+	if r.Selector.NearMisses == nil {
+		r.Selector.NearMisses = []NearMiss{}
+	}
+	for i := range r.Pods {
+		p := &r.Pods[i]
+		p.Endpoint = nonNil(p.Endpoint)
+		p.Notes = nonNil(p.Notes)
+		p.MissingPorts = nonNil(p.MissingPorts)
+		for j := range p.Endpoint {
+			e := &p.Endpoint[j]
+			e.Addresses, e.Ports, e.Hints = nonNil(e.Addresses), nonNil(e.Ports), nonNil(e.Hints)
+		}
+	}
+	for i := range r.Managers {
+		r.Managers[i].OverLimit = nonNil(r.Managers[i].OverLimit)
+	}
+	for i := range r.Drift {
+		r.Drift[i].ManagedBy = nonNil(r.Drift[i].ManagedBy)
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func serviceInfo(svc *corev1.Service, plan *reconcile.Plan) ServiceInfo {
 	si := ServiceInfo{Namespace: svc.Namespace, Name: svc.Name, Type: string(svc.Spec.Type), Selector: svc.Spec.Selector,
-		Ports: []Port{}, PublishNotReadyAddresses: svc.Spec.PublishNotReadyAddresses,
+		Headless: svc.Spec.Type != corev1.ServiceTypeExternalName && svc.Spec.ClusterIP == corev1.ClusterIPNone,
+		Ports:    []Port{}, PublishNotReadyAddresses: svc.Spec.PublishNotReadyAddresses,
 		Verdict: plan.Service.Reason, Message: plan.Service.Message, AddressTypes: []string{}}
 	if si.Type == "" {
 		si.Type = string(corev1.ServiceTypeClusterIP)
@@ -67,8 +107,17 @@ func serviceInfo(svc *corev1.Service, plan *reconcile.Plan) ServiceInfo {
 	return si
 }
 
-func podReport(d reconcile.PodDecision) Pod {
-	p := Pod{Name: d.Name, Included: d.Included, Reason: d.Reason, Message: d.Message, Notes: d.Notes}
+func podReport(svc *corev1.Service, d reconcile.PodDecision) Pod {
+	p := Pod{Name: d.Name, Included: d.Included, Reason: d.Reason, Message: d.Message}
+	for _, n := range d.Notes {
+		if n.Reason == reconcile.PortNotFound {
+			n.Message += "; the Pod receives no traffic on that port"
+		}
+		p.Notes = append(p.Notes, n)
+	}
+	if len(d.Endpoints) > 0 {
+		p.MissingPorts = missingPorts(svc, d.Endpoints[0].Ports)
+	}
 	for _, e := range d.Endpoints {
 		ep := e.Endpoint
 		if p.Node == "" && ep.NodeName != nil {
@@ -79,6 +128,9 @@ func podReport(d reconcile.PodDecision) Pod {
 		}
 		p.Ready, p.Serving, p.Term = ep.Conditions.Ready, ep.Conditions.Serving, ep.Conditions.Terminating
 		s := EndpointSummary{AddressType: string(e.AddressType), Addresses: ep.Addresses, Ports: portStrings(e.Ports)}
+		if ep.Hostname != nil {
+			s.Hostname = *ep.Hostname
+		}
 		if h := ep.Hints; h != nil {
 			for _, z := range h.ForZones {
 				s.Hints = append(s.Hints, "zone:"+z.Name)
@@ -90,6 +142,29 @@ func podReport(d reconcile.PodDecision) Pod {
 		p.Endpoint = append(p.Endpoint, s)
 	}
 	return p
+}
+
+// missingPorts lists the Service ports an endpoint did not resolve: the
+// planner drops a port whose named target port the Pod lacks, so no traffic
+// for that port reaches the Pod.
+func missingPorts(svc *corev1.Service, resolved []discovery.EndpointPort) []string {
+	have := map[string]bool{}
+	for _, p := range resolved {
+		if p.Name != nil {
+			have[*p.Name] = true
+		}
+	}
+	var out []string
+	for _, sp := range svc.Spec.Ports {
+		if !have[sp.Name] {
+			label := sp.Name
+			if label == "" {
+				label = fmt.Sprint(sp.Port)
+			}
+			out = append(out, label)
+		}
+	}
+	return out
 }
 
 func portStrings(ports []discovery.EndpointPort) []string {

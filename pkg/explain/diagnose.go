@@ -25,11 +25,24 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 	case reconcile.ServiceNoSelector:
 		return Diagnosis{Summary: "no EndpointSlices are planned: " + plan.Service.Message + "; " + publishers(r.Managers) + "."}
 	}
-	readyPods := 0
+	// A ready Pod that lacks a target port is published but receives no
+	// traffic on that port: it does not count as a ready endpoint.
+	readyPods, portless := 0, 0
+	var portlessPorts []string
 	for _, p := range r.Pods {
 		if p.Included && p.Ready != nil && *p.Ready {
+			if len(p.MissingPorts) > 0 {
+				portless++
+				portlessPorts = append(portlessPorts, p.MissingPorts...)
+				continue
+			}
 			readyPods++
 		}
+	}
+	portNote := ""
+	if portless > 0 {
+		portNote = fmt.Sprintf("; %s no target port for %s and receive%s no traffic on it",
+			plural(portless, "ready Pod has", "ready Pods have"), strings.Join(uniq(portlessPorts), ", "), map[bool]string{true: "s", false: ""}[portless == 1])
 	}
 	if r.Selector.Matched == 0 {
 		sel := labels.SelectorFromSet(svc.Spec.Selector).String()
@@ -49,13 +62,13 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 		return d
 	}
 	if r.InSync {
-		s := fmt.Sprintf("in sync: %d of %d matched Pods are ready endpoints; %s", readyPods, r.Selector.Matched, publishers(r.Managers))
+		s := fmt.Sprintf("in sync: %d of %d matched Pods are ready endpoints%s; %s", readyPods, r.Selector.Matched, portNote, publishers(r.Managers))
 		if ctrl.Slices == 0 && ours.Slices > 0 {
 			s += "; kube-controller-manager has written none, so only kubectl-slices keeps them current: run sync again after changes"
 		}
 		return Diagnosis{Summary: s + "."}
 	}
-	counts := countDrift(r.Drift)
+	counts := countDrift(r.Drift) + portNote
 	switch {
 	case ctrl.Slices == 0 && ours.Slices == 0:
 		return Diagnosis{Summary: fmt.Sprintf("kube-controller-manager has written no slices for this Service although %s ready: its EndpointSlice controller is likely down (%s); kubectl slices sync repairs it", plural(readyPods, "pod is", "pods are"), counts), Command: syncCmd}

@@ -9,22 +9,28 @@ const SchemaVersion = "kubectl-slices.explain/v1"
 
 // Report is the whole explanation of one Service.
 type Report struct {
-	Schema    string      `json:"schema"`
-	Service   ServiceInfo `json:"service"`
-	Selector  Selection   `json:"selector"`
-	Pods      []Pod       `json:"pods"`
-	Managers  []Manager   `json:"managers"`
-	Drift     []Drift     `json:"drift"`
-	Warnings  []string    `json:"warnings,omitempty"`
-	InSync    bool        `json:"inSync"`
-	Diagnosis Diagnosis   `json:"diagnosis"`
+	Schema   string      `json:"schema"`
+	Service  ServiceInfo `json:"service"`
+	Selector Selection   `json:"selector"`
+	Pods     []Pod       `json:"pods"`
+	Managers []Manager   `json:"managers"`
+	Drift    []Drift     `json:"drift"`
+	// Warnings are the planner's, also printed on stderr.
+	Warnings []string `json:"warnings"`
+	// Defaulted lists, per object, what explain --local filled in as the
+	// API server would have; empty for objects read from the cluster.
+	Defaulted []string  `json:"defaulted"`
+	InSync    bool      `json:"inSync"`
+	Diagnosis Diagnosis `json:"diagnosis"`
 }
 
 // ServiceInfo describes the Service and whether slices are expected for it.
 type ServiceInfo struct {
-	Namespace                string            `json:"namespace"`
-	Name                     string            `json:"name"`
-	Type                     string            `json:"type"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	// Headless: clusterIP None.
+	Headless                 bool              `json:"headless"`
 	Selector                 map[string]string `json:"selector,omitempty"`
 	Ports                    []Port            `json:"ports"`
 	AddressTypes             []string          `json:"addressTypes"`
@@ -49,7 +55,7 @@ type Port struct {
 // that match all but one selector label.
 type Selection struct {
 	Matched    int        `json:"matched"`
-	NearMisses []NearMiss `json:"nearMisses,omitempty"`
+	NearMisses []NearMiss `json:"nearMisses"`
 }
 
 // NearMiss is a Pod one label away from the selector.
@@ -73,8 +79,11 @@ type Pod struct {
 	Ready    *bool             `json:"ready,omitempty"`
 	Serving  *bool             `json:"serving,omitempty"`
 	Term     *bool             `json:"terminating,omitempty"`
-	Endpoint []EndpointSummary `json:"endpoints,omitempty"`
-	Notes    []reconcile.Note  `json:"notes,omitempty"`
+	Endpoint []EndpointSummary `json:"endpoints"`
+	Notes    []reconcile.Note  `json:"notes"`
+	// MissingPorts are the Service ports (name, or number when unnamed) an
+	// included Pod has no target port for: it receives no traffic on them.
+	MissingPorts []string `json:"missingPorts"`
 }
 
 // EndpointSummary is one endpoint of a Pod: its address and resolved ports.
@@ -82,7 +91,8 @@ type EndpointSummary struct {
 	AddressType string   `json:"addressType"`
 	Addresses   []string `json:"addresses"`
 	Ports       []string `json:"ports"`
-	Hints       []string `json:"hints,omitempty"`
+	Hostname    string   `json:"hostname,omitempty"`
+	Hints       []string `json:"hints"`
 }
 
 // Manager is what one managed-by value publishes for the Service.
@@ -94,7 +104,7 @@ type Manager struct {
 	Endpoints int    `json:"endpoints"`
 	Ready     int    `json:"ready"`
 	// OverLimit names slices above --max-endpoints-per-slice.
-	OverLimit []string `json:"overLimit,omitempty"`
+	OverLimit []string `json:"overLimit"`
 }
 
 // Drift is one difference between what is published and what is desired.
@@ -104,7 +114,7 @@ type Drift struct {
 	AddressType string    `json:"addressType"`
 	Address     string    `json:"address"`
 	Pod         string    `json:"pod,omitempty"`
-	ManagedBy   []string  `json:"managedBy,omitempty"`
+	ManagedBy   []string  `json:"managedBy"`
 	Message     string    `json:"message"`
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -29,7 +28,18 @@ const (
 // Explain renders a Report for a person.
 func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	s := r.Service
-	fmt.Fprintf(w, "%s %s/%s  (%s, selector %s)\n", st.Bold("Service"), s.Namespace, s.Name, s.Type, selectorString(s.Selector))
+	typ := s.Type
+	if s.Headless {
+		typ = "headless"
+	}
+	fmt.Fprintf(w, "%s %s/%s  (%s, selector %s)\n", st.Bold("Service"), s.Namespace, s.Name, typ, selectorString(s.Selector))
+	if len(r.Defaulted) > 0 {
+		more := ""
+		if n := len(r.Defaulted) - 1; n > 0 {
+			more = fmt.Sprintf("; and %s (-o json lists them)", plural(n, "more object", "more objects"))
+		}
+		fmt.Fprintf(w, "  %s input read offline, defaulted as the API server would: %s%s\n", st.Faint("note:"), r.Defaulted[0], more)
+	}
 	tw := newTable(w)
 	var ports []string
 	for _, p := range s.Ports {
@@ -49,7 +59,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	fmt.Fprintf(tw, "  verdict:\t%s: %s\n", s.Verdict, s.Message)
 	tw.Flush()
 
-	fmt.Fprintf(w, "\n%s %d Pods\n", st.Bold("Selector matches"), r.Selector.Matched)
+	fmt.Fprintf(w, "\n%s %s\n", st.Bold("Selector matches"), plural(r.Selector.Matched, "Pod", "Pods"))
 	for _, nm := range r.Selector.NearMisses {
 		have := nm.Label + "=" + nm.Have
 		if nm.Missing {
@@ -88,9 +98,6 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 		}
 		tw.Flush()
 	}
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(w, "%s %s\n", st.Yellow("Warning:"), wn)
-	}
 
 	verdict := st.Green("Diagnosis:")
 	if !r.InSync {
@@ -117,19 +124,37 @@ func podSection(w io.Writer, st Style, pods []explain.Pod, show ShowPods) {
 		podCounts(w, st, pods)
 		return
 	}
-	tw := newTable(w)
-	fmt.Fprintln(tw, "  POD\tENDPOINT\tREADY\tSERVING\tTERMINATING\tADDRESSES\tPORTS\tNODE\tZONE\tHINTS\tREASON")
+	if show == ShowPodsExcluded && len(list) == 0 {
+		fmt.Fprintf(w, "  No Pod is excluded: %s.\n", plural(len(pods), "matched Pod is an endpoint", "matched Pods are endpoints"))
+		return
+	}
+	withHostnames := false
 	for _, p := range list {
-		yes := st.Green("yes")
-		if !p.Included {
-			yes = st.Red("no ")
+		for _, e := range p.Endpoint {
+			withHostnames = withHostnames || e.Hostname != ""
 		}
+	}
+	tw := newTable(w)
+	hostCol := ""
+	if withHostnames {
+		hostCol = "\tHOSTNAME"
+	}
+	fmt.Fprintln(tw, "  POD\tENDPOINT\tREADY\tSERVING\tTERMINATING\tADDRESSES"+hostCol+"\tPORTS\tNODE\tZONE\tHINTS\tREASON")
+	for _, p := range list {
 		var addrs, ports, hints []string
+		hostname := ""
 		for _, e := range p.Endpoint {
 			addrs = append(addrs, e.Addresses...)
 			ports = append(ports, e.Ports...)
 			hints = append(hints, e.Hints...)
+			if hostname == "" {
+				hostname = e.Hostname
+			}
 		}
+		if withHostnames {
+			addrs = []string{orDash(strings.Join(addrs, ",")) + "\t" + orDash(hostname)}
+		}
+		yes := endpointCell(st, p, len(ports))
 		reason := string(p.Reason)
 		if p.Message != "" {
 			reason += ": " + p.Message
@@ -144,20 +169,41 @@ func podSection(w io.Writer, st Style, pods []explain.Pod, show ShowPods) {
 			fmt.Fprintf(w, "  %s %s: %s: %s\n", st.Faint("note:"), p.Name, n.Reason, n.Message)
 		}
 	}
-	if show == ShowPodsExcluded && len(list) == 0 {
-		fmt.Fprintln(w, "  no Pod is excluded")
+}
+
+// endpointCell says whether a Pod is an endpoint, and whether it gets
+// traffic on every Service port: a Pod lacking a named target port is
+// published without that port and receives nothing on it.
+func endpointCell(st Style, p explain.Pod, resolvedPorts int) string {
+	switch {
+	case !p.Included:
+		return st.Red("no")
+	case len(p.MissingPorts) > 0 && resolvedPorts == 0:
+		return st.Yellow("no port")
+	case len(p.MissingPorts) > 0:
+		return st.Yellow("partial")
 	}
+	return st.Green("yes")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // podCounts summarises a large Service: included by readiness, excluded by
 // reason.
 func podCounts(w io.Writer, st Style, pods []explain.Pod) {
-	ready, notReady, terminating := 0, 0, 0
+	ready, notReady, terminating, portless := 0, 0, 0, 0
 	excluded := map[string]int{}
 	for _, p := range pods {
 		switch {
 		case !p.Included:
 			excluded[string(p.Reason)]++
+		case len(p.MissingPorts) > 0:
+			portless++
 		case p.Term != nil && *p.Term:
 			terminating++
 		case p.Ready != nil && *p.Ready:
@@ -167,6 +213,9 @@ func podCounts(w io.Writer, st Style, pods []explain.Pod) {
 		}
 	}
 	fmt.Fprintf(w, "  %s endpoints: %d ready, %d not ready, %d terminating\n", st.Green("included"), ready, notReady, terminating)
+	if portless > 0 {
+		fmt.Fprintf(w, "  %s without a target port (PortNotFound: no traffic on that port): %d\n", st.Yellow("included"), portless)
+	}
 	reasons := make([]string, 0, len(excluded))
 	for r := range excluded {
 		reasons = append(reasons, r)
@@ -176,29 +225,6 @@ func podCounts(w io.Writer, st Style, pods []explain.Pod) {
 		fmt.Fprintf(w, "  %s %s: %d\n", st.Red("excluded"), r, excluded[r])
 	}
 	fmt.Fprintf(w, "  (%d Pods: --show-pods=all lists every one, --show-pods=excluded the excluded ones)\n", len(pods))
-}
-
-// table is a tabwriter that drops the trailing blanks of empty last cells.
-type table struct {
-	*tabwriter.Writer
-	buf strings.Builder
-	out io.Writer
-}
-
-func newTable(w io.Writer) *table {
-	t := &table{out: w}
-	t.Writer = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
-	return t
-}
-
-func (t *table) Flush() {
-	_ = t.Writer.Flush()
-	for _, line := range strings.SplitAfter(t.buf.String(), "\n") {
-		if line != "" {
-			fmt.Fprint(t.out, strings.TrimRight(line, " \n")+"\n")
-		}
-	}
-	t.buf.Reset()
 }
 
 func selectorString(sel map[string]string) string {

@@ -32,7 +32,7 @@ func TestSyncErrors(t *testing.T) {
 		{"unknown dry-run", []string{"sync", "svc/web", "-n", ns, "--dry-run=maybe"}, 2, `--dry-run must be "none", "client" or "server", got "maybe"`},
 		{"unknown output", []string{"sync", "svc/web", "-n", ns, "-o", "wide"}, 2, `-o must be json, yaml or name, got "wide"`},
 		{"controller's managed-by", []string{"sync", "svc/web", "-n", ns, "--managed-by", "endpointslice-controller.k8s.io"}, 2, "would fight kubectl-slices"},
-		{"cluster unreachable", []string{"sync", "svc/web", "-n", ns, "--server", "https://127.0.0.1:1", "--request-timeout", "5s"}, 4, "cannot reach the API server"},
+		{"cluster unreachable", []string{"sync", "svc/web", "-n", ns, "--server", "https://127.0.0.1:1", "--request-timeout", "5s"}, 4, "cannot reach the API server at 127.0.0.1:1: connection refused"},
 		{"diff of a missing Service", []string{"diff", "svc/nope", "-n", ns}, 3, "service " + ns + "/nope not found"},
 		{"unknown flag", []string{"sync", "svc/web", "--frobnicate"}, 2, "unknown flag: --frobnicate"},
 	}
