@@ -61,7 +61,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if len(targets) == 1 {
 		step = func(int, int, string) {}
 	}
-	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, nil, func(i int, what string) { step(i, len(targets), what) })
+	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, nil, nil, func(i int, what string) { step(i, len(targets), what) })
 	done()
 	if ctx.Err() != nil {
 		return interrupted(ctx)

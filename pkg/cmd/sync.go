@@ -45,6 +45,8 @@ type serviceRun struct {
 	resolved
 	Plan   *reconcile.Plan
 	Result apply.Result
+	// Held says why nothing was written (see holdWhereCurrent).
+	Held string
 }
 
 // serviceWorkers bounds the Services synced at once by a one-shot run over
@@ -63,7 +65,7 @@ const serviceWorkers = 8
 // Service the targeted reads (its Pods by selector, its slices by label, its
 // few Nodes by name) read only what that Service needs, which in a namespace
 // of many Services is far less than every Pod and slice of it.
-func runServices(ctx context.Context, client kubernetes.Interface, targets []resolved, allNamespaces bool, pf PlanFlags, write *apply.Options, step func(done int, what string)) []serviceRun {
+func runServices(ctx context.Context, client kubernetes.Interface, targets []resolved, allNamespaces bool, pf PlanFlags, write *apply.Options, hold holdFunc, step func(done int, what string)) []serviceRun {
 	runs := make([]serviceRun, len(targets))
 	reader := cluster.Reader{Client: client}
 	var src syncer.Source = reader
@@ -78,7 +80,7 @@ func runServices(ctx context.Context, client kubernetes.Interface, targets []res
 		}
 		src = c
 	}
-	opts := syncer.Options{Plan: pf.options(), Write: write, Retry: reader}
+	opts := syncer.Options{Plan: pf.options(), Write: write, Retry: reader, Hold: hold}
 	var mu sync.Mutex
 	finished := 0
 	var g errgroup.Group
@@ -90,7 +92,7 @@ func runServices(ctx context.Context, client kubernetes.Interface, targets []res
 				run.Err = describe(t.Namespace, t.Name, t.Err)
 			} else {
 				out := syncer.Sync(ctx, src, client.DiscoveryV1(), t.Service, opts)
-				run.Plan, run.Result = out.Plan, out.Result
+				run.Plan, run.Result, run.Held = out.Plan, out.Result, out.Held
 				if out.Err != nil {
 					run.Err = describe(t.Namespace, t.Name, out.Err)
 				}

@@ -46,6 +46,11 @@ kube-controller-manager's EndpointSlice controller does, and write them under
 endpointslice.kubernetes.io/managed-by: kubectl-slices. Slices of any other manager are
 never modified. A second sync of an unchanged cluster writes nothing.
 
+Where kube-controller-manager's own slices for a Service exist and publish exactly the
+desired endpoints, sync writes nothing for it and says so (--force writes anyway); when
+slices of ours are also present it points to 'kubectl slices release', which hands them
+back.
+
 ` + exitCodeHelp,
 		Example: `  # Repair one Service whose endpoints are missing
   kubectl slices sync svc/web -n shop
@@ -73,7 +78,7 @@ never modified. A second sync of an unchanged cluster writes nothing.
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "Allow --managed-by to name one of kube-controller-manager's own values")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
 	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
@@ -128,7 +133,11 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if len(targets) == 1 {
 		step = func(int, int, string) {}
 	}
-	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, write, func(i int, what string) { step(i, len(targets), what) })
+	var hold holdFunc
+	if !o.Force {
+		hold = holdWhereCurrent(o.Plan.ManagedBy)
+	}
+	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, write, hold, func(i int, what string) { step(i, len(targets), what) })
 	done()
 	var written []printers.Written
 	var outcomes []printers.Outcome
@@ -156,7 +165,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 			printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		}
 		out := printers.Outcome{Namespace: run.Namespace, Name: run.Name, Plan: run.Plan, Err: run.Err,
-			Created: len(run.Result.Created), Updated: len(run.Result.Updated), Deleted: len(run.Result.Deleted)}
+			Created: len(run.Result.Created), Updated: len(run.Result.Updated), Deleted: len(run.Result.Deleted), Held: run.Held}
 		if o.DryRun != apply.DryRunNone {
 			out.DryRun = string(o.DryRun)
 		}

@@ -2,11 +2,10 @@ package controller
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -26,7 +25,7 @@ func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
 			theirs = append(theirs, s)
 		}
 	}
-	if len(theirs) == 0 || published(theirs) != published(plan.Final()) {
+	if len(theirs) == 0 || !explain.SameEndpoints(theirs, plan.Final()) {
 		return
 	}
 	c.mu.Lock()
@@ -46,30 +45,4 @@ func (c *Controller) watchingHandback(s *discovery.EndpointSlice) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.handback[key]
-}
-
-// published is what consumers see of a set of slices: each endpoint with
-// its conditions, node, zone and ports, in a canonical order.
-func published(slices []*discovery.EndpointSlice) string {
-	var lines []string
-	for _, s := range slices {
-		var ports []string
-		for _, p := range s.Ports {
-			ports = append(ports, fmt.Sprintf("%s/%v/%v", str(p.Name), deref(p.Port), deref(p.Protocol)))
-		}
-		sort.Strings(ports)
-		for _, e := range s.Endpoints {
-			lines = append(lines, fmt.Sprintf("%s %s r=%v s=%v t=%v n=%s z=%s %s", s.AddressType, strings.Join(e.Addresses, ","),
-				cond(e.Conditions.Ready), cond(e.Conditions.Serving), cond(e.Conditions.Terminating), str(e.NodeName), str(e.Zone), strings.Join(ports, ",")))
-		}
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }

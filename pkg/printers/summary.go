@@ -22,6 +22,9 @@ type Outcome struct {
 	// Written lists the writes that happened, which Failures shows for a
 	// Service that failed part way.
 	Written []Written
+	// Held says why nothing was written for a Service that needed no
+	// writes of ours (kube-controller-manager publishes it correctly).
+	Held string
 }
 
 // Summary writes one line per Service that did not fail: what was written
@@ -31,6 +34,8 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 		name := st.Bold(fmt.Sprintf("service %s/%s", o.Namespace, o.Name))
 		switch {
 		case o.Err != nil:
+		case o.Held != "":
+			fmt.Fprintf(w, "%s %s: %s\n", name, st.Cyan("not written"), o.Held)
 		case o.Plan != nil && !o.Plan.Service.Planned():
 			fmt.Fprintf(w, "%s %s (%s): %s\n", name, st.Yellow("skipped"), o.Plan.Service.Reason, o.Plan.Service.Message)
 		case o.Plan != nil:

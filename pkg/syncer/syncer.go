@@ -44,6 +44,11 @@ type Options struct {
 	// to the garbage collector or to their other writer; a process that keeps
 	// its slices current removes what it wrote once it no longer applies.
 	DeleteUnplanned bool
+	// Hold, when set, is asked about each plan before anything is written;
+	// a non-empty answer writes nothing for the Service and is kept in
+	// Outcome.Held (sync holds back where kube-controller-manager already
+	// publishes the Service correctly).
+	Hold func(in reconcile.Input, plan *reconcile.Plan) string
 }
 
 // Outcome is what happened to one Service.
@@ -58,6 +63,8 @@ type Outcome struct {
 	Input    reconcile.Input
 	Attempts int
 	Err      error
+	// Held is Options.Hold's reason for writing nothing.
+	Held string
 }
 
 // Sync plans svc from src and, with opts.Write, writes the plan through
@@ -100,6 +107,11 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		}
 		if opts.DeleteUnplanned && !out.Plan.Service.Planned() {
 			out.Plan.Delete, out.Plan.Unchanged = out.Plan.Unchanged, nil
+		}
+		if opts.Hold != nil && opts.Write != nil {
+			if out.Held = opts.Hold(in, out.Plan); out.Held != "" {
+				return nil
+			}
 		}
 		if opts.Write == nil || out.Plan.InSync() {
 			return nil
