@@ -69,7 +69,7 @@ when the controller is down, stuck or misconfigured.
 	})
 	registerCompletions(cmd, o)
 	addProfiling(cmd)
-	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newVersionCommand(o))
 	return cmd
 }
 
