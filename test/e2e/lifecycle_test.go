@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
+)
+
+// The repair lifecycle, start to end, on a cluster of its own (check -A sees
+// every namespace): kube-controller-manager down → check finds the Service
+// → sync → the controller's EndpointSlice controller starts → sync holds
+// back → release hands back → only the controller's slices remain → check
+// is clean. A poller counting ready endpoints every 100 ms, as kube-proxy
+// merges them, never sees the Service lose one.
+func TestRepairLifecycle(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	if err := createNodes(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	ns := newNamespace(t, cp)
+	mustService(t, cp, service(ns, "web"))
+	for i := 0; i < 4; i++ {
+		p := podSpec("web", i, 12)
+		p.Ready = i != 3
+		mustPods(t, cp, ns, p)
+	}
+
+	// 1. The controller is down: no slices at all.
+	r := kubectl(t, cp, "slices", "check", "-A").mustCode(t, 1)
+	if !strings.Contains(r.Stdout, ns) || !strings.Contains(r.Stdout, "web") || !strings.Contains(r.Stdout, "NoSlices") ||
+		!strings.Contains(r.Stdout, "kubectl slices sync svc/web -n "+ns) {
+		t.Fatalf("check -A does not name the Service and its repair:\n%s", r.Stdout)
+	}
+
+	// 2. sync repairs; from here on the Service may never lose a ready endpoint.
+	kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	poller := startReadyPoller(cp, ns, "web")
+	defer func() {
+		if poller != nil {
+			poller.finish(t)
+		}
+	}()
+	if n, _ := readyEndpoints(cp, ns, "web"); n != 3 {
+		t.Fatalf("after sync: %d ready endpoints, want 3", n)
+	}
+	kubectl(t, cp, "slices", "check", "-A").mustCode(t, 0)
+
+	// 3. The controller comes back and publishes the same endpoints.
+	if err := cp.StartControllerManager(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ours := canonical(listSlices(t, cp, ns, "web", oursLabel))
+	waitFor(t, 60*time.Second, "kube-controller-manager's slices equal ours", func() bool {
+		return canonical(listSlices(t, cp, ns, "web", controllerLabel)) == ours
+	})
+	r = kubectl(t, cp, "slices", "check", "-A").mustCode(t, 1)
+	if !strings.Contains(r.Stdout, "HandBack") || !strings.Contains(r.Stdout, "kubectl slices release svc/web -n "+ns) {
+		t.Errorf("check -A with both managers does not point to release:\n%s", r.Stdout)
+	}
+
+	// 4. sync now writes nothing, says why, and points to release.
+	before := allSliceVersions(t, cp, ns)
+	r = kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "kube-controller-manager publishes svc/web correctly") || !strings.Contains(r.Stdout, "kubectl slices release svc/web -n "+ns) {
+		t.Errorf("second sync does not hold back:\n%s", r.Stdout)
+	}
+	if after := allSliceVersions(t, cp, ns); !reflect.DeepEqual(before, after) {
+		t.Errorf("sync wrote although the controller is current: %v -> %v", before, after)
+	}
+
+	// 5. Hand back.
+	r = kubectl(t, cp, "slices", "release", "svc/web", "-n", ns, "--wait=60s").mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "released") {
+		t.Errorf("release output:\n%s", r.Stdout)
+	}
+	all := listSlices(t, cp, ns, "web", "")
+	for _, s := range all {
+		if s.Labels[discovery.LabelManagedBy] != controllerLabel {
+			t.Errorf("slice %s of %s remains after release", s.Name, s.Labels[discovery.LabelManagedBy])
+		}
+	}
+	if len(all) == 0 {
+		t.Fatal("no slices remain")
+	}
+
+	// 6. Healthy again. Give the poller a last look.
+	kubectl(t, cp, "slices", "check", "-A").mustCode(t, 0)
+	time.Sleep(time.Second)
+	poller.finish(t)
+	poller = nil
+}
+
+// release refuses, with the difference endpoint by endpoint, when the
+// controller's slices disagree with ours; deletes nothing on a dry run;
+// waits with --wait until they agree. The controller's slices here are
+// written by the test under its managed-by value: no controller runs on
+// the shared cluster.
+func TestReleaseRefusesOnDifference(t *testing.T) {
+	ns := newNamespace(t, shared)
+	mustService(t, shared, service(ns, "web"))
+	for i := 0; i < 3; i++ {
+		mustPods(t, shared, ns, podSpec("web", i, 13))
+	}
+	slices(t, "sync", "svc/web", "-n", ns).mustCode(t, 0)
+
+	// No controller slices at all: refused.
+	r := slices(t, "release", "svc/web", "-n", ns).mustCode(t, 1)
+	if !strings.Contains(r.Stderr, "publishes no slices for svc/web") {
+		t.Errorf("refusal without controller slices:\n%s", r.Stderr)
+	}
+
+	ours := listSlices(t, shared, ns, "web", oursLabel)
+	theirs := copySlice(t, shared, ours[0], "web-kcm", controllerLabel, func(s *discovery.EndpointSlice) {
+		f := false
+		s.Endpoints[1].Conditions.Ready = &f // one endpoint not ready
+		s.Endpoints = s.Endpoints[:2]        // one missing
+	})
+	before := sliceDump(t, shared, ns)
+	r = slices(t, "release", "svc/web", "-n", ns).mustCode(t, 1)
+	for _, want := range []string{
+		"differ from ours in 2 endpoints",
+		ours[0].Endpoints[1].Addresses[0] + " (pod " + ours[0].Endpoints[1].TargetRef.Name + ") ports http:8080/TCP: kubectl-slices has ready=true",
+		"kube-controller-manager has ready=false",
+		ours[0].Endpoints[2].Addresses[0] + " (pod " + ours[0].Endpoints[2].TargetRef.Name + ") ports http:8080/TCP: published only by kubectl-slices",
+	} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("refusal lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+	if after := sliceDump(t, shared, ns); !reflect.DeepEqual(before, after) {
+		t.Errorf("a refused release changed slices")
+	}
+
+	// --wait: the controller catches up two seconds later.
+	go func() {
+		time.Sleep(2 * time.Second)
+		fixed := theirs.DeepCopy()
+		fixed.Endpoints = ours[0].Endpoints
+		if _, err := shared.Admin.DiscoveryV1().EndpointSlices(ns).Update(context.Background(), fixed, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("update controller slice: %v", err)
+		}
+	}()
+	// A dry run first would race the update; wait, then dry-run, then release.
+	r = slices(t, "release", "svc/web", "-n", ns, "--wait=30s", "--dry-run=server").mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "would be released (server dry run) after waiting") || !strings.Contains(r.Stdout, ours[0].Name+" deleted (server dry run)") {
+		t.Errorf("dry run after waiting:\n%s", r.Stdout)
+	}
+	if got := listSlices(t, shared, ns, "web", oursLabel); len(got) != 1 {
+		t.Fatalf("dry run deleted our slice: %d left", len(got))
+	}
+	slices(t, "release", "svc/web", "-n", ns).mustCode(t, 0)
+	if got := listSlices(t, shared, ns, "web", oursLabel); len(got) != 0 {
+		t.Errorf("%d of our slices left after release", len(got))
+	}
+	if got := listSlices(t, shared, ns, "web", controllerLabel); len(got) != 1 {
+		t.Errorf("the controller's slice was touched: %d left", len(got))
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting until %s", d, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
