@@ -180,3 +180,23 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// kubectl completes the new commands and release's Service names.
+func TestLifecycleCompletion(t *testing.T) {
+	ns := newNamespace(t, shared)
+	mustService(t, shared, service(ns, "web"))
+	r := kubectl(t, shared, "__complete", "slices", "").mustCode(t, 0)
+	for _, want := range []string{"check", "release", "prune"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("subcommands: %q lacks %s", r.Stdout, want)
+		}
+	}
+	r = kubectl(t, shared, "__complete", "slices", "release", "-n", ns, "svc/").mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "svc/web") {
+		t.Errorf("release: service names: %q", r.Stdout)
+	}
+	r = kubectl(t, shared, "__complete", "slices", "check", "-o", "").mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "json") || !strings.Contains(r.Stdout, "yaml") {
+		t.Errorf("check -o values: %q", r.Stdout)
+	}
+}
