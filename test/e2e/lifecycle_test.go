@@ -45,14 +45,17 @@ func TestRepairLifecycle(t *testing.T) {
 		t.Fatalf("check -A does not name the Service and its repair:\n%s", r.Stdout)
 	}
 
-	// 2. sync repairs; from here on the Service may never lose a ready endpoint.
-	kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	t.Logf("check -A, controller down:\n%s", r.Stdout)
+
+	// 2. sync repairs; from here on the Service may never lose a ready
+	// endpoint (the poller runs from before the sync to the end).
 	poller := startReadyPoller(cp, ns, "web")
 	defer func() {
 		if poller != nil {
 			poller.finish(t)
 		}
 	}()
+	kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
 	if n, _ := readyEndpoints(cp, ns, "web"); n != 3 {
 		t.Fatalf("after sync: %d ready endpoints, want 3", n)
 	}
@@ -115,6 +118,7 @@ func TestReleaseRefusesOnDifference(t *testing.T) {
 		mustPods(t, shared, ns, podSpec("web", i, 13))
 	}
 	slices(t, "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	poller := startReadyPoller(shared, ns, "web")
 
 	// No controller slices at all: refused.
 	r := slices(t, "release", "svc/web", "-n", ns).mustCode(t, 1)
@@ -143,6 +147,7 @@ func TestReleaseRefusesOnDifference(t *testing.T) {
 	if after := sliceDump(t, shared, ns); !reflect.DeepEqual(before, after) {
 		t.Errorf("a refused release changed slices")
 	}
+	t.Logf("refusal:\n%s", r.Stderr)
 
 	// --wait: the controller catches up two seconds later.
 	go func() {
@@ -168,6 +173,7 @@ func TestReleaseRefusesOnDifference(t *testing.T) {
 	if got := listSlices(t, shared, ns, "web", controllerLabel); len(got) != 1 {
 		t.Errorf("the controller's slice was touched: %d left", len(got))
 	}
+	poller.finish(t)
 }
 
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
