@@ -2,12 +2,8 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
@@ -85,16 +81,9 @@ func (o *CheckOptions) Validate() error {
 
 // Run audits and prints; findings exit 1.
 func (o *CheckOptions) Run(ctx context.Context) error {
-	client, err := o.Clientset()
+	client, ns, err := o.scope()
 	if err != nil {
 		return err
-	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
-	if o.AllNamespaces {
-		ns = metav1.NamespaceAll
 	}
 	report, err := lifecycle.Audit(ctx, client, ns, o.Plan.options())
 	if err != nil {
@@ -103,20 +92,11 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		}
 		return describe(ns, "", err)
 	}
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
+	if o.Output != "" {
+		if err := printData(o.Out, o.Output, report); err != nil {
 			return err
 		}
-		fmt.Fprintln(o.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(report)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(o.Out, string(b))
-	default:
+	} else {
 		printers.Check(o.Out, printers.StyleFor(o.Color, o.Out), report)
 	}
 	if !report.Healthy {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -47,10 +46,8 @@ Exit codes:
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.DryRun = apply.DryRun(dryRun)
-			switch o.DryRun {
-			case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
-			default:
-				return usageError(`--dry-run must be "none", "client" or "server", got %q`, o.DryRun)
+			if err := validateDryRun(o.DryRun); err != nil {
+				return err
 			}
 			if o.ManagedBy == "" {
 				return usageError("--managed-by must not be empty")
@@ -69,16 +66,9 @@ Exit codes:
 
 // Run lists what goes and deletes it.
 func (o *PruneOptions) Run(ctx context.Context) error {
-	client, err := o.Clientset()
+	client, ns, err := o.scope()
 	if err != nil {
 		return err
-	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
-	if o.AllNamespaces {
-		ns = metav1.NamespaceAll
 	}
 	fail := func(err error) error {
 		if ctx.Err() != nil {

@@ -91,10 +91,8 @@ duration); --force deletes ours anyway. Slices of any other manager are never to
 
 // Validate checks the flags before anything is read.
 func (o *ReleaseOptions) Validate() error {
-	switch o.DryRun {
-	case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
-	default:
-		return usageError(`--dry-run must be "none", "client" or "server", got %q`, o.DryRun)
+	if err := validateDryRun(o.DryRun); err != nil {
+		return err
 	}
 	if o.ManagedBy == "" {
 		return usageError("--managed-by must not be empty")

@@ -19,14 +19,7 @@ import (
 func TestFidelity(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
-	if err := createNodes(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
+	cp := ownCluster(t, ctx)
 	if err := cp.StartControllerManager(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
 // The repair lifecycle, start to end, on a cluster of its own (check -A sees
@@ -22,14 +20,7 @@ import (
 func TestRepairLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
-	if err := createNodes(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
+	cp := ownCluster(t, ctx)
 	ns := newNamespace(t, cp)
 	mustService(t, cp, service(ns, "web"))
 	for i := 0; i < 4; i++ {
