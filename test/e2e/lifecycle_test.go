@@ -15,7 +15,9 @@ import (
 // every namespace): kube-controller-manager down → check finds the Service
 // → sync → the controller's EndpointSlice controller starts → sync holds
 // back → release hands back → only the controller's slices remain → check
-// is clean. A poller counting ready endpoints every 100 ms, as kube-proxy
+// is clean. A second Service is released by a release --wait started while
+// the controller was still down: it deletes ours only once the controller's
+// slices publish the same endpoints. A poller counting ready endpoints every 100 ms, as kube-proxy
 // merges them, never sees the Service lose one.
 func TestRepairLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -28,6 +30,10 @@ func TestRepairLifecycle(t *testing.T) {
 		p.Ready = i != 3
 		mustPods(t, cp, ns, p)
 	}
+	// A second Service, handed back by a release started while the
+	// controller is still down.
+	mustService(t, cp, service(ns, "api"))
+	mustPods(t, cp, ns, podSpec("api", 0, 14), podSpec("api", 1, 14))
 
 	// 1. The controller is down: no slices at all.
 	r := kubectl(t, cp, "slices", "check", "-A").mustCode(t, 1)
@@ -46,13 +52,24 @@ func TestRepairLifecycle(t *testing.T) {
 			poller.finish(t)
 		}
 	}()
-	kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	apiPoller := startReadyPoller(cp, ns, "api")
+	defer func() {
+		if apiPoller != nil {
+			apiPoller.finish(t)
+		}
+	}()
+	kubectl(t, cp, "slices", "sync", "svc/web", "svc/api", "-n", ns).mustCode(t, 0)
 	if n, _ := readyEndpoints(cp, ns, "web"); n != 3 {
 		t.Fatalf("after sync: %d ready endpoints, want 3", n)
 	}
 	kubectl(t, cp, "slices", "check", "-A").mustCode(t, 0)
 
-	// 3. The controller comes back and publishes the same endpoints.
+	// 3. release --wait, started while the controller is down, waits.
+	released := make(chan result, 1)
+	go func() { released <- kubectl(t, cp, "slices", "release", "svc/api", "-n", ns, "--wait=90s") }()
+	time.Sleep(time.Second)
+
+	// The controller comes back and publishes the same endpoints.
 	if err := cp.StartControllerManager(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +77,20 @@ func TestRepairLifecycle(t *testing.T) {
 	waitFor(t, 60*time.Second, "kube-controller-manager's slices equal ours", func() bool {
 		return canonical(listSlices(t, cp, ns, "web", controllerLabel)) == ours
 	})
+	select {
+	case r = <-released:
+	case <-time.After(90 * time.Second):
+		t.Fatal("release --wait of svc/api did not return")
+	}
+	r.mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "service "+ns+"/api released after waiting") {
+		t.Errorf("release --wait did not wait:\n%s", r.Stdout)
+	}
+	for _, s := range listSlices(t, cp, ns, "api", "") {
+		if s.Labels[discovery.LabelManagedBy] != controllerLabel {
+			t.Errorf("svc/api: slice %s of %s remains after release", s.Name, s.Labels[discovery.LabelManagedBy])
+		}
+	}
 	r = kubectl(t, cp, "slices", "check", "-A").mustCode(t, 1)
 	if !strings.Contains(r.Stdout, "HandBack") || !strings.Contains(r.Stdout, "kubectl slices release svc/web -n "+ns) {
 		t.Errorf("check -A with both managers does not point to release:\n%s", r.Stdout)
@@ -75,10 +106,10 @@ func TestRepairLifecycle(t *testing.T) {
 		t.Errorf("sync wrote although the controller is current: %v -> %v", before, after)
 	}
 
-	// 5. Hand back.
-	r = kubectl(t, cp, "slices", "release", "svc/web", "-n", ns, "--wait=60s").mustCode(t, 0)
-	if !strings.Contains(r.Stdout, "released") {
-		t.Errorf("release output:\n%s", r.Stdout)
+	// 5. Hand back, every Service of the cluster at once.
+	r = kubectl(t, cp, "slices", "release", "--all", "-A", "--wait=60s").mustCode(t, 0)
+	if !strings.Contains(r.Stdout, "service "+ns+"/web released") || !strings.Contains(r.Stderr, "1 released, 0 refused") {
+		t.Errorf("release output:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 	all := listSlices(t, cp, ns, "web", "")
 	for _, s := range all {
@@ -94,7 +125,8 @@ func TestRepairLifecycle(t *testing.T) {
 	kubectl(t, cp, "slices", "check", "-A").mustCode(t, 0)
 	time.Sleep(time.Second)
 	poller.finish(t)
-	poller = nil
+	apiPoller.finish(t)
+	poller, apiPoller = nil, nil
 }
 
 // release refuses, with the difference endpoint by endpoint, when the
