@@ -68,8 +68,8 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 		f := base
 		ready, _ := countReady(plan)
 		f.Kind, f.Command = NoSlices, "kubectl slices sync "+at
-		f.Message = fmt.Sprintf("no EndpointSlices at all although the selector matches %d %s (%d ready): kube-controller-manager's EndpointSlice controller is likely down",
-			len(plan.Pods), map[bool]string{true: "Pod", false: "Pods"}[len(plan.Pods) == 1], ready)
+		f.Message = fmt.Sprintf("no EndpointSlices at all although the selector matches %s (%d ready): kube-controller-manager's EndpointSlice controller is likely down",
+			plural(len(plan.Pods), "Pod", "Pods"), ready)
 		return []Finding{f}
 	}
 	r := Build(in, plan, o)
@@ -79,7 +79,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 	case len(hb.Ours) > 0 && hb.Current && !hb.Same:
 		f := base
 		f.Kind, f.ManagedBy, f.Slices = HandBack, []string{o.ManagedBy, reconcile.ControllerManagedBy}, names(hb.Ours)
-		f.Message = fmt.Sprintf("kube-controller-manager's slices are current and ours are stale (%d %s): hand ours back", len(hb.Differences), map[bool]string{true: "difference", false: "differences"}[len(hb.Differences) == 1])
+		f.Message = fmt.Sprintf("kube-controller-manager's slices are current and ours are stale (%s): hand ours back", plural(len(hb.Differences), "difference", "differences"))
 		f.Command = "kubectl slices release --force " + at
 		return append(out, f)
 	case len(hb.Ours) > 0 && len(hb.Controller) > 0:
@@ -89,8 +89,8 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 			f.Message = "kube-controller-manager is back and publishes the same endpoints as our slices: hand ours back"
 			f.Command = "kubectl slices release " + at
 		} else {
-			f.Message = fmt.Sprintf("kube-controller-manager is back, but its slices differ from ours in %d %s: hand ours back once it catches up",
-				len(hb.Differences), map[bool]string{true: "endpoint", false: "endpoints"}[len(hb.Differences) == 1])
+			f.Message = fmt.Sprintf("kube-controller-manager is back, but its slices differ from ours in %s: hand ours back once it catches up",
+				plural(len(hb.Differences), "endpoint", "endpoints"))
 			f.Command = "kubectl slices release --wait " + at
 		}
 		out = append(out, f)

@@ -105,8 +105,11 @@ func refusal(svc *corev1.Service, hb explain.Handback, waited bool) string {
 		return fmt.Sprintf("kube-controller-manager publishes no slices for svc/%s: its EndpointSlice controller is likely still down, and deleting ours would leave the Service without endpoints; %s", svc.Name, hint)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "kube-controller-manager's slices for svc/%s differ from ours in %d %s; %s:", svc.Name, len(hb.Differences),
-		map[bool]string{true: "endpoint", false: "endpoints"}[len(hb.Differences) == 1], hint)
+	n := fmt.Sprintf("%d endpoints", len(hb.Differences))
+	if len(hb.Differences) == 1 {
+		n = "1 endpoint"
+	}
+	fmt.Fprintf(&b, "kube-controller-manager's slices for svc/%s differ from ours in %s; %s:", svc.Name, n, hint)
 	for i, d := range hb.Differences {
 		if i == maxDifferences {
 			fmt.Fprintf(&b, "\n  ... and %d more", len(hb.Differences)-maxDifferences)
