@@ -76,6 +76,17 @@ func TestReleaseOnlyWhenTheControllerPublishesTheSame(t *testing.T) {
 	}
 }
 
+// A Service the controller will never publish points to prune.
+func TestReleasePointsToPrune(t *testing.T) {
+	s := svc("web")
+	s.Spec.Selector = nil
+	client := fake.NewClientset(slice("ours", "web", reconcile.DefaultManagedBy, true))
+	out := Release(context.Background(), client, s, ReleaseOptions{Write: write})
+	if !strings.Contains(out.Refused, "kubectl slices prune -n shop") || names(client) != "ours" {
+		t.Errorf("refused %q, left %s", out.Refused, names(client))
+	}
+}
+
 // --wait: ours go only once the controller's slice publishes the same.
 func TestReleaseWaits(t *testing.T) {
 	client := fake.NewClientset(slice("ours", "web", reconcile.DefaultManagedBy, true, true), slice("kcm", "web", reconcile.ControllerManagedBy, true))

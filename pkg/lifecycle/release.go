@@ -101,6 +101,9 @@ func refusal(svc *corev1.Service, hb explain.Handback, waited bool) string {
 	if waited {
 		hint = "it did not catch up within --wait; wait longer, or pass --force to delete ours anyway"
 	}
+	if len(hb.Controller) == 0 && (svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0) {
+		return fmt.Sprintf("svc/%s has no selector or is ExternalName: kube-controller-manager will publish nothing for it, and our slices are orphans; kubectl slices prune -n %s deletes them", svc.Name, svc.Namespace)
+	}
 	if len(hb.Controller) == 0 {
 		return fmt.Sprintf("kube-controller-manager publishes no slices for svc/%s: its EndpointSlice controller is likely still down, and deleting ours would leave the Service without endpoints; %s", svc.Name, hint)
 	}
