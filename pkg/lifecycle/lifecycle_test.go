@@ -81,8 +81,9 @@ func TestReleasePointsToPrune(t *testing.T) {
 	s := svc("web")
 	s.Spec.Selector = nil
 	client := fake.NewClientset(slice("ours", "web", reconcile.DefaultManagedBy, true))
-	out := Release(context.Background(), client, s, ReleaseOptions{Write: write})
-	if !strings.Contains(out.Refused, "kubectl slices prune -n shop") || names(client) != "ours" {
+	start := time.Now()
+	out := Release(context.Background(), client, s, ReleaseOptions{Write: write, Wait: time.Minute, Poll: 10 * time.Millisecond})
+	if !strings.Contains(out.Refused, "kubectl slices prune -n shop") || names(client) != "ours" || time.Since(start) > 5*time.Second {
 		t.Errorf("refused %q, left %s", out.Refused, names(client))
 	}
 }

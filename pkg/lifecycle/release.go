@@ -78,7 +78,9 @@ func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Servi
 			out.Err = err
 			return out
 		}
-		if opts.Wait > 0 && time.Since(start) < opts.Wait {
+		// The controller never publishes a Service without selector or of
+		// type ExternalName: there is nothing to wait for.
+		if opts.Wait > 0 && time.Since(start) < opts.Wait && !unplanned(svc) {
 			select {
 			case <-ctx.Done():
 				out.Err = ctx.Err()
@@ -101,7 +103,7 @@ func refusal(svc *corev1.Service, hb explain.Handback, waited bool) string {
 	if waited {
 		hint = "it did not catch up within --wait; wait longer, or pass --force to delete ours anyway"
 	}
-	if len(hb.Controller) == 0 && (svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0) {
+	if len(hb.Controller) == 0 && unplanned(svc) {
 		return fmt.Sprintf("svc/%s has no selector or is ExternalName: kube-controller-manager will publish nothing for it, and our slices are orphans; kubectl slices prune -n %s deletes them", svc.Name, svc.Namespace)
 	}
 	if len(hb.Controller) == 0 {
@@ -121,4 +123,8 @@ func refusal(svc *corev1.Service, hb explain.Handback, waited bool) string {
 		b.WriteString("\n  " + d)
 	}
 	return b.String()
+}
+
+func unplanned(svc *corev1.Service) bool {
+	return svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0
 }
