@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e lint demo control-plane clean
+.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check lint demo control-plane clean
 
 all: build
 
@@ -61,6 +61,10 @@ bench:
 ## bench-e2e: sync of a 5,000-Pod Service on the real API server, ours vs upstream
 bench-e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkSync -benchtime 3x -timeout 30m
+
+## bench-check: check -A over 500 Services x 10 Pods on the real API server
+bench-check: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkCheckAll -benchtime 5x -timeout 20m
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

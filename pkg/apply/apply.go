@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,7 +34,8 @@ type Options struct {
 	Workers int
 }
 
-// ErrConflict means a slice changed since it was read: re-read and re-plan.
+// ErrConflict means a slice changed or vanished since it was read: re-read
+// and re-plan.
 var ErrConflict = errors.New("an EndpointSlice changed while syncing")
 
 // Result lists what was written, as returned by the API server (or, for a
@@ -45,8 +47,18 @@ type Result struct {
 // Writes counts the objects written.
 func (r Result) Writes() int { return len(r.Created) + len(r.Updated) + len(r.Deleted) }
 
-// Apply writes a plan through client. Phases run in upstream's order; the
-// first failing phase stops the later ones, as upstream's finalize does.
+// Add appends another attempt's writes, so a caller that re-plans after a
+// conflict reports everything that happened, not only the last attempt.
+func (r *Result) Add(o Result) {
+	r.Created = append(r.Created, o.Created...)
+	r.Updated = append(r.Updated, o.Updated...)
+	r.Deleted = append(r.Deleted, o.Deleted...)
+}
+
+// Apply writes a plan through client. Phases run in upstream's order; a
+// failing phase stops the later ones, as upstream's finalize does. Within a
+// phase a failure stops starting new writes but lets those in flight finish;
+// every write that succeeded is in the Result, also when err is not nil.
 func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, plan *reconcile.Plan, opts Options) (Result, error) {
 	if opts.Workers < 1 {
 		opts.Workers = 1
@@ -71,7 +83,13 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 		return res, explain("create", err)
 	}
 	if res.Updated, err = each(ctx, plan.Update, opts.Workers, func(s *discovery.EndpointSlice) (*discovery.EndpointSlice, error) {
-		return client.Update(ctx, s, metav1.UpdateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
+		got, err := client.Update(ctx, s, metav1.UpdateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
+		if apierrors.IsNotFound(err) {
+			// Deleted since it was read (by hand, or by the garbage
+			// collector racing a Service re-create): the plan is stale.
+			return nil, fmt.Errorf("%w: EndpointSlice %s/%s was deleted meanwhile", ErrConflict, s.Namespace, s.Name)
+		}
+		return got, err
 	}); err != nil {
 		return res, explain("update", err)
 	}
@@ -86,7 +104,7 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 		}
 		err := client.Delete(ctx, s.Name, metav1.DeleteOptions{DryRun: dryRun, Preconditions: pre})
 		if apierrors.IsNotFound(err) {
-			return s, nil // already gone: the goal is met
+			return nil, nil // already gone: the goal is met, but we wrote nothing
 		}
 		return s, err
 	}); err != nil {
@@ -95,54 +113,52 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 	return res, nil
 }
 
-// each runs fn over items with bounded parallelism and returns the results
-// in item order; it stops starting work after the first error.
+// each runs fn over items with at most workers in flight. After the first
+// failure no new write starts; writes in flight finish. It returns every
+// object fn wrote (in item order) and the first error in item order.
 func each(ctx context.Context, items []*discovery.EndpointSlice, workers int, fn func(*discovery.EndpointSlice) (*discovery.EndpointSlice, error)) ([]*discovery.EndpointSlice, error) {
 	out := make([]*discovery.EndpointSlice, len(items))
 	errs := make([]error, len(items))
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	failed := false
-	sem := make(chan struct{}, workers)
+	var failed atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(workers)
 	for i, s := range items {
-		mu.Lock()
-		stop := failed
-		mu.Unlock()
-		if stop || ctx.Err() != nil {
+		if failed.Load() || ctx.Err() != nil {
 			break
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			got, err := fn(s)
-			out[i], errs[i] = got, err
-			if err != nil {
-				mu.Lock()
-				failed = true
-				mu.Unlock()
+		g.Go(func() error {
+			if failed.Load() {
+				return nil
 			}
-		}()
+			out[i], errs[i] = fn(s)
+			if errs[i] != nil {
+				failed.Store(true)
+			}
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	var done []*discovery.EndpointSlice
+	var first error
 	for i := range items {
-		if errs[i] != nil {
-			return done, errs[i]
+		if errs[i] != nil && first == nil {
+			first = errs[i]
 		}
-		if out[i] != nil {
+		if out[i] != nil && errs[i] == nil {
 			done = append(done, out[i])
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return done, err
+	if first == nil {
+		first = ctx.Err()
 	}
-	return done, nil
+	return done, first
 }
 
 // explain wraps API errors so callers can classify them.
 func explain(verb string, err error) error {
 	switch {
+	case errors.Is(err, ErrConflict):
+		return err
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("%w: %v", ErrConflict, err)
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):

@@ -3,6 +3,8 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -131,4 +134,57 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Every write that happened is reported, also those that finished after
+// another write in the same phase failed.
+func TestApplyReportsEveryWriteOnPartialFailure(t *testing.T) {
+	const n = 6
+	var live []runtime.Object
+	var upd []*discovery.EndpointSlice
+	for i := range n {
+		s := slice(fmt.Sprintf("web-%d", i), reconcile.DefaultManagedBy)
+		live, upd = append(live, s), append(upd, s.DeepCopy())
+	}
+	// All writes are in flight together (the barrier), and the first one
+	// fails: the five others still happened and must be reported. The fake
+	// clientset runs reactors under a lock, so the barrier wraps the client.
+	client := &barrier{EndpointSliceInterface: fake.NewClientset(live...).DiscoveryV1().EndpointSlices("shop"), fail: "web-0"}
+	client.arrived.Add(n)
+	o := opts(DryRunNone)
+	o.Workers = n
+	res, err := Apply(context.Background(), client, &reconcile.Plan{Update: upd}, o)
+	if err == nil || !apierrors.IsForbidden(err) {
+		t.Fatalf("err %v", err)
+	}
+	if len(res.Updated) != n-1 {
+		t.Fatalf("%d updates reported, %d happened", len(res.Updated), n-1)
+	}
+}
+
+// An update that finds its slice deleted is a conflict to re-plan, not a
+// missing Service.
+func TestApplyUpdateOfDeletedSliceIsConflict(t *testing.T) {
+	client := fake.NewClientset()
+	plan := &reconcile.Plan{Update: []*discovery.EndpointSlice{slice("web-gone", reconcile.DefaultManagedBy)}}
+	_, err := Apply(context.Background(), client.DiscoveryV1().EndpointSlices("shop"), plan, opts(DryRunNone))
+	if !errors.Is(err, ErrConflict) || apierrors.IsNotFound(err) {
+		t.Fatalf("err %v, want ErrConflict", err)
+	}
+}
+
+// barrier holds every update until all have arrived, then fails one.
+type barrier struct {
+	discoveryclient.EndpointSliceInterface
+	arrived sync.WaitGroup
+	fail    string
+}
+
+func (b *barrier) Update(ctx context.Context, s *discovery.EndpointSlice, o metav1.UpdateOptions) (*discovery.EndpointSlice, error) {
+	b.arrived.Done()
+	b.arrived.Wait()
+	if s.Name == b.fail {
+		return nil, apierrors.NewForbidden(schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, s.Name, errors.New("no"))
+	}
+	return b.EndpointSliceInterface.Update(ctx, s, o)
 }

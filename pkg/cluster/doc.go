@@ -1,6 +1,8 @@
-// Package cluster is the read side of kubectl-slices: it turns a Service into
-// reconcile.Input by listing, through the API, the Pods its selector matches
-// (server-side, paginated), the Nodes those Pods run on and the Service's
-// EndpointSlices of every manager. It also lists the near misses explain
-// shows when a selector matches nothing. It writes nothing.
+// Package cluster is the read side of kubectl-slices. It produces
+// reconcile.Input three ways: targeted reads of one Service's Pods (by
+// selector, server side, paginated), Nodes and EndpointSlices (Reader); an
+// in-memory cache of a namespace or the cluster, filled once by listing or
+// kept current by shared informers, with selector matching in memory (Cache,
+// with Transform keeping only the fields the planner reads); and local
+// manifests (local.go). It writes nothing.
 package cluster

@@ -32,6 +32,11 @@ type Reader struct {
 	Client kubernetes.Interface
 }
 
+// Service reads one Service.
+func (r Reader) Service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
+	return r.Client.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
 // Load reads everything the planner needs for one Service. A Service without
 // a selector or of type ExternalName gets its slices but no Pods, since the
 // planner will not plan it. Node read errors other than Forbidden fail.
@@ -187,4 +192,13 @@ func list(ctx context.Context, call func(context.Context, metav1.ListOptions) (r
 		fn(obj)
 		return nil
 	})
+}
+
+// parallel runs fns at once and returns the first error.
+func parallel(fns ...func() error) error {
+	var g errgroup.Group
+	for _, fn := range fns {
+		g.Go(fn)
+	}
+	return g.Wait()
 }

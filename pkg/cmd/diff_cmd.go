@@ -57,11 +57,16 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	style, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
 	changed := false
 	var firstErr error
-	for _, t := range targets {
-		run := runService(ctx, client, t, o.Plan, nil)
-		if ctx.Err() != nil {
-			return interrupted(ctx)
-		}
+	step, done := printers.Progress(o.ErrOut)
+	if len(targets) == 1 {
+		step = func(int, int, string) {}
+	}
+	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, nil, nil, func(i int, what string) { step(i, len(targets), what) })
+	done()
+	if ctx.Err() != nil {
+		return interrupted(ctx)
+	}
+	for _, run := range runs {
 		if run.Err != nil {
 			printers.Failures(o.ErrOut, errStyle, []printers.Outcome{{Namespace: run.Namespace, Name: run.Name, Err: run.Err}})
 			if firstErr == nil {

@@ -30,7 +30,7 @@ const (
 const exitCodeHelp = `Exit codes:
 
 * 0: success; for diff and explain: in sync
-* 1: diff/explain: changes needed or drift found; sync: some Services failed while others synced
+* 1: diff/explain: changes needed or drift found; check: findings; release: a hand-back was refused; sync: some Services failed while others synced
 * 2: usage error: bad flag value, invalid selector, an argument that is not a Service
 * 3: a Service was not found
 * 4: the API server refused or failed: Forbidden, unreachable, namespace terminating

@@ -125,7 +125,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := reconcile.Compute(in, o.Plan.options(in.Service))
+	plan, err := reconcile.Compute(in, o.Plan.options())
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ var commandGroups = templates.CommandGroups{
 	{Message: "Repair Commands:", Commands: nil},
 }
 
-var groupOf = map[string]int{"explain": 0, "diff": 0, "sync": 1}
+var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "release": 1, "prune": 1}
 
 // setupHelp gives the command tree kubectl's help: long descriptions and
 // examples normalised by kubectl's templates, command groups, each command's

@@ -21,6 +21,7 @@ type SyncOptions struct {
 	FieldManager string
 	Force        bool
 	Workers      int
+	WatchFlags   WatchFlags
 	args         []string
 }
 
@@ -45,6 +46,11 @@ kube-controller-manager's EndpointSlice controller does, and write them under
 endpointslice.kubernetes.io/managed-by: kubectl-slices. Slices of any other manager are
 never modified. A second sync of an unchanged cluster writes nothing.
 
+Where kube-controller-manager's own slices for a Service exist and publish exactly the
+desired endpoints, sync writes nothing for it and says so (--force writes anyway); when
+slices of ours are also present it points to 'kubectl slices release', which hands them
+back.
+
 ` + exitCodeHelp,
 		Example: `  # Repair one Service whose endpoints are missing
   kubectl slices sync svc/web -n shop
@@ -53,7 +59,10 @@ never modified. A second sync of an unchanged cluster writes nothing.
   kubectl slices sync svc/web --dry-run=server -o yaml
 
   # Every Service labelled tier=frontend, in all namespaces
-  kubectl slices sync -l tier=frontend -A`,
+  kubectl slices sync -l tier=frontend -A
+
+  # Keep every Service of a namespace current until interrupted
+  kubectl slices sync --all -n shop --watch`,
 		ValidArgsFunction: root.completeServices,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args, o.DryRun = args, apply.DryRun(dryRun)
@@ -65,10 +74,11 @@ never modified. A second sync of an unchanged cluster writes nothing.
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
+	addWatchFlags(cmd, &o.WatchFlags)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "Allow --managed-by to name one of kube-controller-manager's own values")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
 	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
@@ -90,6 +100,9 @@ func (o *SyncOptions) Validate() error {
 	if o.Workers < 1 {
 		return usageError("--write-concurrency must be at least 1")
 	}
+	if err := o.validateWatch(); err != nil {
+		return err
+	}
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
@@ -103,6 +116,9 @@ func (o *SyncOptions) Validate() error {
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
+	if o.WatchFlags.Watch {
+		return o.runWatch(ctx)
+	}
 	client, targets, err := o.connect(ctx, o.Targets, o.args)
 	if err != nil {
 		return err
@@ -113,42 +129,50 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	}
 	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
 	errStyle := printers.StyleFor(o.Color, o.ErrOut)
-	var runs []serviceRun
+	step, done := printers.Progress(o.ErrOut)
+	if len(targets) == 1 {
+		step = func(int, int, string) {}
+	}
+	var hold holdFunc
+	if !o.Force {
+		hold = holdWhereCurrent(o.Plan.ManagedBy)
+	}
+	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, write, hold, func(i int, what string) { step(i, len(targets), what) })
+	done()
 	var written []printers.Written
 	var outcomes []printers.Outcome
 	var interruptedErr error
-	step, done := printers.Progress(o.ErrOut)
-	for i, t := range targets {
-		if len(targets) > 1 {
-			step(i+1, len(targets), t.Namespace+"/"+t.Name)
-		}
-		run := runService(ctx, client, t, o.Plan, write)
-		if ctx.Err() != nil {
-			// Interrupted: report the Services done so far, and what was
-			// written for the one the signal cut short, not its failure.
-			interruptedErr = interrupted(ctx)
+	if ctx.Err() != nil {
+		// Interrupted: report the Services done, and what was written for
+		// those the signal cut short, not their failures.
+		interruptedErr = interrupted(ctx)
+		finished := runs[:0:0]
+		for _, run := range runs {
+			if run.Err == nil {
+				finished = append(finished, run)
+				continue
+			}
 			if r := run.Result; r.Writes() > 0 {
-				done()
 				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
 					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
 				written = append(written, writtenObjects(r)...)
 			}
-			break
 		}
-		runs = append(runs, run)
-		if run.Plan != nil && len(run.Plan.Warnings) > 0 {
-			done() // warnings start on a clean line
+		runs = finished
+	}
+	for _, run := range runs {
+		if run.Plan != nil {
 			printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		}
 		out := printers.Outcome{Namespace: run.Namespace, Name: run.Name, Plan: run.Plan, Err: run.Err,
-			Created: len(run.Result.Created), Updated: len(run.Result.Updated), Deleted: len(run.Result.Deleted)}
+			Created: len(run.Result.Created), Updated: len(run.Result.Updated), Deleted: len(run.Result.Deleted), Held: run.Held}
 		if o.DryRun != apply.DryRunNone {
 			out.DryRun = string(o.DryRun)
 		}
+		out.Written = writtenObjects(run.Result)
 		outcomes = append(outcomes, out)
-		written = append(written, writtenObjects(run.Result)...)
+		written = append(written, out.Written...)
 	}
-	done()
 	// With -o the objects own stdout, so the summary goes to stderr.
 	summaryOut, style := o.Out, printers.StyleFor(o.Color, o.Out)
 	if o.Output != "" {

@@ -19,6 +19,12 @@ type Outcome struct {
 	// DryRun is "", "client" or "server".
 	DryRun string
 	Err    error
+	// Written lists the writes that happened, which Failures shows for a
+	// Service that failed part way.
+	Written []Written
+	// Held says why nothing was written for a Service that needed no
+	// writes of ours (kube-controller-manager publishes it correctly).
+	Held string
 }
 
 // Summary writes one line per Service that did not fail: what was written
@@ -28,6 +34,8 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 		name := st.Bold(fmt.Sprintf("service %s/%s", o.Namespace, o.Name))
 		switch {
 		case o.Err != nil:
+		case o.Held != "":
+			fmt.Fprintf(w, "%s %s: %s\n", name, st.Cyan("not written"), o.Held)
 		case o.Plan != nil && !o.Plan.Service.Planned():
 			fmt.Fprintf(w, "%s %s (%s): %s\n", name, st.Yellow("skipped"), o.Plan.Service.Reason, o.Plan.Service.Message)
 		case o.Plan != nil:
@@ -45,12 +53,20 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 	}
 }
 
-// Failures writes one "error: ..." line per failed Service; the errors
-// already name their Service.
+// Failures writes one "error: ..." line per failed Service (the errors
+// already name their Service), followed by every write that happened before
+// it failed, so a partial sync is never under-reported.
 func Failures(w io.Writer, st Style, outs []Outcome) {
 	for _, o := range outs {
-		if o.Err != nil {
-			fmt.Fprintf(w, "%s %v\n", st.Red("error:"), o.Err)
+		if o.Err == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s %v\n", st.Red("error:"), o.Err)
+		if len(o.Written) > 0 {
+			fmt.Fprintf(w, "  service %s/%s: %d writes happened before the failure:\n", o.Namespace, o.Name, len(o.Written))
+		}
+		for _, wr := range o.Written {
+			fmt.Fprintf(w, "    endpointslice/%s %s\n", wr.Slice.Name, wr.Operation)
 		}
 	}
 }

@@ -19,14 +19,7 @@ import (
 func TestFidelity(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
-	if err := createNodes(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
+	cp := ownCluster(t, ctx)
 	if err := cp.StartControllerManager(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +43,8 @@ func TestFidelity(t *testing.T) {
 // both states if it does not within 30 s.
 func compareManagers(t *testing.T, cp *controlplane.ControlPlane, ns, svc string) {
 	t.Helper()
-	kubectl(t, cp, "slices", "sync", "svc/"+svc, "-n", ns).mustCode(t, 0)
+	// --force: where the controller is already current, sync would hold back.
+	kubectl(t, cp, "slices", "sync", "svc/"+svc, "-n", ns, "--force").mustCode(t, 0)
 	ours := canonical(listSlices(t, cp, ns, svc, oursLabel))
 	var theirs string
 	deadline := time.Now().Add(30 * time.Second)

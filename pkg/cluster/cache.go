@@ -1,0 +1,221 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// sliceServiceIndex indexes EndpointSlices by "namespace/service-name".
+const sliceServiceIndex = "service"
+
+func sliceService(obj any) ([]string, error) {
+	s, ok := obj.(*discovery.EndpointSlice)
+	if !ok {
+		return nil, nil
+	}
+	name, ok := s.Labels[discovery.LabelServiceName]
+	if !ok {
+		return nil, nil
+	}
+	return []string{s.Namespace + "/" + name}, nil
+}
+
+// Cache holds Services, Pods, EndpointSlices and (when readable) Nodes of a
+// namespace, or of every namespace, in memory, and serves reconcile.Input
+// from it with selector matching in memory, as the controller's listers do.
+// It is filled either once by listing (Fill: one-shot runs over many
+// Services) or kept current by shared informers (Informers: the watch loop).
+type Cache struct {
+	client    kubernetes.Interface
+	namespace string // "" for every namespace
+
+	Services, Pods, Slices, Nodes cache.Indexer
+	// NodesUnreadable: RBAC lets us neither list nor watch Nodes, so zones
+	// are unknown and the planner keeps the live ones.
+	NodesUnreadable bool
+}
+
+// NewCache returns an empty cache scoped to namespace ("" for all).
+func NewCache(client kubernetes.Interface, namespace string) *Cache {
+	return &Cache{client: client, namespace: namespace}
+}
+
+func nsIndexers() cache.Indexers {
+	return cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+}
+
+// Fill lists Pods, EndpointSlices and Nodes once each, paginated, into fresh
+// stores: a one-shot run needs no watch. Services come from the caller (it
+// has just listed them to resolve its targets). A Forbidden answer for Nodes
+// marks them unreadable; any other error fails.
+func (c *Cache) Fill(ctx context.Context) error {
+	c.Pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
+	c.Slices = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{sliceServiceIndex: sliceService})
+	c.Nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	c.Services = cache.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
+	fill := func(store cache.Indexer, what string, call func(context.Context, metav1.ListOptions) (runtime.Object, error)) func() error {
+		return func() error {
+			err := list(ctx, call, func(obj runtime.Object) {
+				t, _ := Transform(obj)
+				_ = store.Add(t)
+			})
+			if err != nil {
+				return fmt.Errorf("list %s: %w", what, err)
+			}
+			return nil
+		}
+	}
+	ns := c.namespace
+	err := parallel(
+		fill(c.Pods, "pods", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.client.CoreV1().Pods(ns).List(ctx, o)
+		}),
+		fill(c.Slices, "endpointslices", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.client.DiscoveryV1().EndpointSlices(ns).List(ctx, o)
+		}),
+		func() error {
+			err := fill(c.Nodes, "nodes", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return c.client.CoreV1().Nodes().List(ctx, o)
+			})()
+			if apierrors.IsForbidden(err) {
+				c.NodesUnreadable = true
+				return nil
+			}
+			return err
+		},
+	)
+	return err
+}
+
+// AddService puts a Service the caller read into the cache.
+func (c *Cache) AddService(svc *corev1.Service) {
+	t, _ := Transform(svc.DeepCopy())
+	_ = c.Services.Add(t)
+}
+
+// Informers registers shared informers for everything the cache holds on
+// factory (built with Transform and the cache's namespace) and takes their
+// stores. Nodes are watched only when RBAC allows listing and watching them,
+// asked with one SelfSubjectAccessReview each; otherwise NodesUnreadable.
+func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerFactory) (map[string]cache.SharedIndexInformer, error) {
+	out := map[string]cache.SharedIndexInformer{
+		"services":       factory.Core().V1().Services().Informer(),
+		"pods":           factory.Core().V1().Pods().Informer(),
+		"endpointslices": factory.Discovery().V1().EndpointSlices().Informer(),
+	}
+	if err := out["endpointslices"].AddIndexers(cache.Indexers{sliceServiceIndex: sliceService}); err != nil {
+		return nil, err
+	}
+	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
+	ok, err := c.canWatchNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		out["nodes"] = factory.Core().V1().Nodes().Informer()
+		c.Nodes = out["nodes"].GetIndexer()
+	} else {
+		c.NodesUnreadable = true
+		c.Nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	}
+	return out, nil
+}
+
+func (c *Cache) canWatchNodes(ctx context.Context) (bool, error) {
+	for _, verb := range []string{"list", "watch"} {
+		r, err := c.client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Resource: "nodes"}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return false, fmt.Errorf("ask whether nodes may be read: %w", err)
+		}
+		if !r.Status.Allowed {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Service returns a cached Service, or a NotFound API error.
+func (c *Cache) Service(_ context.Context, namespace, name string) (*corev1.Service, error) {
+	obj, ok, err := c.Services.GetByKey(namespace + "/" + name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, apierrors.NewNotFound(corev1.Resource("services"), name)
+	}
+	return obj.(*corev1.Service), nil
+}
+
+// Load serves reconcile.Input from the cache: the Pods of the Service's
+// namespace its selector matches, the Nodes they run on (all Nodes for
+// topology-mode: Auto) and its slices of every manager. The objects are the
+// cache's own: the planner never modifies its input.
+func (c *Cache) Load(_ context.Context, svc *corev1.Service) (reconcile.Input, error) {
+	in := reconcile.Input{Service: svc, Slices: c.SlicesOf(svc.Namespace, svc.Name)}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
+		return in, nil
+	}
+	in.Pods = c.PodsMatching(svc.Namespace, labels.SelectorFromSet(svc.Spec.Selector))
+	in.Nodes = c.nodesFor(in.Pods, needsAllNodes(svc))
+	return in, nil
+}
+
+// SlicesOf returns the cached slices labelled for a Service.
+func (c *Cache) SlicesOf(namespace, service string) []*discovery.EndpointSlice {
+	objs, _ := c.Slices.ByIndex(sliceServiceIndex, namespace+"/"+service)
+	out := make([]*discovery.EndpointSlice, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.(*discovery.EndpointSlice))
+	}
+	return out
+}
+
+// PodsMatching returns the cached Pods of a namespace a selector matches.
+func (c *Cache) PodsMatching(namespace string, sel labels.Selector) []*corev1.Pod {
+	objs, _ := c.Pods.ByIndex(cache.NamespaceIndex, namespace)
+	var out []*corev1.Pod
+	for _, o := range objs {
+		if p := o.(*corev1.Pod); sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (c *Cache) nodesFor(pods []*corev1.Pod, all bool) reconcile.Nodes {
+	if c.NodesUnreadable {
+		return reconcile.Nodes{Unreadable: true}
+	}
+	nodes := reconcile.Nodes{ByName: map[string]*corev1.Node{}}
+	if all {
+		for _, o := range c.Nodes.List() {
+			n := o.(*corev1.Node)
+			nodes.ByName[n.Name] = n
+		}
+		nodes.Complete = true
+		return nodes
+	}
+	for _, p := range pods {
+		if name := p.Spec.NodeName; name != "" && nodes.ByName[name] == nil {
+			if o, ok, _ := c.Nodes.GetByKey(name); ok {
+				nodes.ByName[name] = o.(*corev1.Node)
+			}
+		}
+	}
+	return nodes
+}

@@ -1,0 +1,79 @@
+package cluster
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Transform keeps of each cached object only what the planner and explain
+// read, so that a cache of 20,000 Pods stays small. It is the informers'
+// transform and is applied to every listed item of a one-shot fill alike.
+// Pods and Nodes are rebuilt as new, small objects (so nothing keeps the
+// decoded list's backing array alive); Services and slices only lose their
+// managedFields and the last-applied annotation, since the planner copies
+// their labels and slice annotations. Objects it does not know pass through.
+func Transform(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return slimPod(o), nil
+	case *corev1.Node:
+		return slimNode(o), nil
+	case *corev1.Service:
+		o.ManagedFields = nil
+		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
+		return o, nil
+	case *discovery.EndpointSlice:
+		o.ManagedFields = nil
+		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
+		return o, nil
+	}
+	return obj, nil
+}
+
+// slimMeta keeps identity, labels and deletion.
+func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp, Labels: m.Labels}
+}
+
+// slimPod keeps what decides whether and how a Pod is an endpoint: phase,
+// IPs, the Ready condition (with its transition time, the trigger time),
+// node, hostname and subdomain, and the container ports named target ports
+// resolve against, including restartable (sidecar) init containers.
+func slimPod(p *corev1.Pod) *corev1.Pod {
+	out := &corev1.Pod{ObjectMeta: slimMeta(p.ObjectMeta)}
+	out.Spec.NodeName, out.Spec.Hostname, out.Spec.Subdomain = p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain
+	for _, c := range p.Spec.Containers {
+		if len(c.Ports) > 0 {
+			out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Name: c.Name, Ports: c.Ports})
+		}
+	}
+	for _, c := range p.Spec.InitContainers {
+		if len(c.Ports) > 0 {
+			out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Name: c.Name, Ports: c.Ports, RestartPolicy: c.RestartPolicy})
+		}
+	}
+	out.Status.Phase, out.Status.PodIP, out.Status.PodIPs = p.Status.Phase, p.Status.PodIP, p.Status.PodIPs
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			out.Status.Conditions = []corev1.PodCondition{{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime}}
+		}
+	}
+	return out
+}
+
+// slimNode keeps the zone label (and the others hints exclude by), the
+// Ready condition and allocatable CPU, which topology-mode: Auto weighs.
+func slimNode(n *corev1.Node) *corev1.Node {
+	out := &corev1.Node{ObjectMeta: slimMeta(n.ObjectMeta)}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status}}
+		}
+	}
+	if cpu, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok {
+		out.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: cpu}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+)
+
+// CheckOptions are check's typed options.
+type CheckOptions struct {
+	*RootOptions
+	Plan   PlanFlags
+	Output string
+}
+
+const checkExitHelp = `Exit codes (as diff):
+  0  healthy: no findings
+  1  findings
+  2  usage error
+  4  the API server refused or failed (Forbidden, unreachable)
+  130  interrupted (Ctrl-C)`
+
+func newCheckCommand(root *RootOptions) *cobra.Command {
+	o := &CheckOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "check [-n NAMESPACE | -A]",
+		Short: "Audit every Service's EndpointSlices and print the command that repairs each finding",
+		Long: `Audit every Service of a namespace (or, with -A, of the cluster) and every EndpointSlice
+of kubectl-slices, reading each resource once into memory, and list what is broken with the
+command that repairs it:
+
+  NoSlices   a Service with a selector has no slices at all: kube-controller-manager
+             writes at least a placeholder, so its EndpointSlice controller is likely down
+             (repair: kubectl slices sync)
+  Stale      the slices (of any manager) publish endpoints the Pods no longer justify, or
+             miss some they do (repair: sync, or explain for other managers' slices)
+  HandBack   slices of kubectl-slices and of kube-controller-manager both publish the
+             Service (repair: kubectl slices release)
+  Orphaned   slices of kubectl-slices whose Service is gone, has no selector, became
+             ExternalName, or is a re-created Service with another UID (repair: prune)
+  OverLimit  a slice holds more endpoints than --max-endpoints-per-slice
+
+Like diff, the exit code says whether anything was found, so check serves as a CI or
+cron probe.
+
+` + checkExitHelp,
+		Example: `  # Audit the whole cluster
+  kubectl slices check -A
+
+  # One namespace, as data
+  kubectl slices check -n shop -o json
+
+  # A cron probe
+  kubectl slices check -A >/dev/null || alert "EndpointSlices need repair"`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	addPlanFlags(cmd, &o.Plan)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: a table)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags before anything is read.
+func (o *CheckOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+	default:
+		return usageError("-o must be json or yaml, got %q", o.Output)
+	}
+	return o.Plan.validate()
+}
+
+// Run audits and prints; findings exit 1.
+func (o *CheckOptions) Run(ctx context.Context) error {
+	client, ns, err := o.scope()
+	if err != nil {
+		return err
+	}
+	report, err := lifecycle.Audit(ctx, client, ns, o.Plan.options())
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
+		return describe(ns, "", err)
+	}
+	if o.Output != "" {
+		if err := printData(o.Out, o.Output, report); err != nil {
+			return err
+		}
+	} else {
+		printers.Check(o.Out, printers.StyleFor(o.Color, o.Out), report)
+	}
+	if !report.Healthy {
+		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+	}
+	return nil
+}

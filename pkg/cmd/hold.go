@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// holdFunc decides, before sync writes a Service's plan, whether to write
+// nothing; see syncer.Options.Hold.
+type holdFunc = func(in reconcile.Input, plan *reconcile.Plan) string
+
+// holdWhereCurrent keeps sync from writing where nothing is broken: when
+// kube-controller-manager's own slices for the Service exist and publish
+// exactly the desired endpoints, slices of ours would only duplicate them
+// and, once stale, disagree with them (kube-proxy then picks between the two
+// at random). With ours already present it points to release.
+func holdWhereCurrent(managedBy string) holdFunc {
+	return func(in reconcile.Input, plan *reconcile.Plan) string {
+		if !plan.Service.Planned() {
+			return ""
+		}
+		hb := explain.JudgeHandback(in.Slices, managedBy, plan.Final())
+		if len(hb.Controller) == 0 || !hb.Current {
+			return ""
+		}
+		svc := in.Service
+		msg := fmt.Sprintf("kube-controller-manager publishes svc/%s correctly: nothing written (--force writes anyway)", svc.Name)
+		if len(hb.Ours) > 0 {
+			msg += fmt.Sprintf("; %s of ours duplicate its: hand them back with kubectl slices release svc/%s -n %s",
+				countNoun(len(hb.Ours), "slice", "slices"), svc.Name, svc.Namespace)
+		}
+		return msg
+	}
+}
+
+func countNoun(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,99 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// PruneOptions are prune's typed options.
+type PruneOptions struct {
+	*RootOptions
+	ManagedBy string
+	DryRun    apply.DryRun
+}
+
+func newPruneCommand(root *RootOptions) *cobra.Command {
+	o := &PruneOptions{RootOptions: root}
+	var dryRun string
+	cmd := &cobra.Command{
+		Use:   "prune [-n NAMESPACE | -A]",
+		Short: "Delete EndpointSlices of kubectl-slices that outlived their Service",
+		Long: `Delete the slices kubectl-slices wrote whose Service is gone, has no selector any more,
+became ExternalName, or was re-created (the slice's owner reference carries another UID).
+The garbage collector removes such slices when kube-controller-manager runs; prune is for
+when it does not. Only slices labelled endpointslice.kubernetes.io/managed-by: kubectl-slices
+are read and deleted, each with its resourceVersion and UID as preconditions; a slice of any
+other manager is never touched.
+
+Exit codes:
+  0  pruned, or nothing to prune
+  2  usage error
+  4  the API server refused or failed
+  5  a slice changed while being deleted; run again
+  130  interrupted (Ctrl-C)`,
+		Example: `  # What would go, in every namespace
+  kubectl slices prune -A --dry-run=client
+
+  # Prune one namespace
+  kubectl slices prune -n shop`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.DryRun = apply.DryRun(dryRun)
+			if err := validateDryRun(o.DryRun); err != nil {
+				return err
+			}
+			if o.ManagedBy == "" {
+				return usageError("--managed-by must not be empty")
+			}
+			if forceNeeded(o.ManagedBy) != nil {
+				return usageError("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
+			}
+			return o.Run(c.Context())
+		},
+	}
+	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to prune")
+	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" deletes; "client" sends nothing; "server" sends each delete with dryRun=All`)
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Run lists what goes and deletes it.
+func (o *PruneOptions) Run(ctx context.Context) error {
+	client, ns, err := o.scope()
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
+		return describe(ns, "", err)
+	}
+	orphans, seen, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
+	if err != nil {
+		return fail(err)
+	}
+	st := printers.StyleFor(o.Color, o.Out)
+	if len(orphans) == 0 {
+		fmt.Fprintf(o.Out, "Nothing to prune: %d slices of %s checked, each belongs to its Service.\n", seen, o.ManagedBy)
+		return nil
+	}
+	printers.Orphans(o.Out, st, orphans)
+	res, err := lifecycle.Prune(ctx, client, orphans, apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: 16})
+	suffix := dryRunSuffix(o.DryRun)
+	for _, s := range res.Deleted {
+		fmt.Fprintf(o.Out, "endpointslice.discovery.k8s.io/%s deleted%s (namespace %s)\n", s.Name, suffix, s.Namespace)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(o.ErrOut, "%d of %d slices of %s pruned%s.\n", len(res.Deleted), seen, o.ManagedBy, suffix)
+	return nil
+}

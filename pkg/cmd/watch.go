@@ -1,0 +1,93 @@
+package cmd
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+)
+
+// WatchFlags are sync's --watch flags.
+type WatchFlags struct {
+	Watch           bool
+	BatchPeriod     time.Duration
+	SummaryInterval time.Duration
+	Workers         int
+}
+
+func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
+	cmd.Flags().BoolVarP(&w.Watch, "watch", "w", false, "Keep the slices current until interrupted, as the controller would (one line per write)")
+	cmd.Flags().DurationVar(&w.BatchPeriod, "batch-period", 0, "With --watch: wait this long after a Pod change before syncing its Services, to write churn once (as kube-controller-manager's --endpointslice-updates-batch-period)")
+	cmd.Flags().DurationVar(&w.SummaryInterval, "summary-interval", time.Minute, "With --watch: print a summary line this often (0 for never)")
+	cmd.Flags().IntVar(&w.Workers, "concurrent-syncs", 5, "With --watch: Services synced at once (as kube-controller-manager's --concurrent-service-endpoint-syncs)")
+}
+
+func (o *SyncOptions) validateWatch() error {
+	w := o.WatchFlags
+	if !w.Watch {
+		return nil
+	}
+	switch {
+	case o.DryRun != apply.DryRunNone:
+		return usageError("--watch writes; it cannot be combined with --dry-run")
+	case o.Output != "" && o.Output != "json":
+		return usageError("with --watch, -o may only be json (one object per line)")
+	case w.BatchPeriod < 0 || w.SummaryInterval < 0:
+		return usageError("--batch-period and --summary-interval must not be negative")
+	case w.Workers < 1:
+		return usageError("--concurrent-syncs must be at least 1")
+	}
+	return nil
+}
+
+// runWatch keeps the selected Services' slices current until ctx is done.
+// Targets are the same as one-shot sync's, kept as a filter: names in the
+// namespace, -l by label, --all every Service (of every namespace with -A).
+func (o *SyncOptions) runWatch(ctx context.Context) error {
+	client, err := o.Clientset()
+	if err != nil {
+		return err
+	}
+	ns, err := o.Namespace()
+	if err != nil {
+		return err
+	}
+	opts := controller.Options{
+		Namespace:       ns,
+		Selector:        labels.Everything(),
+		Plan:            o.Plan.options(),
+		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers},
+		BatchPeriod:     o.WatchFlags.BatchPeriod,
+		Workers:         o.WatchFlags.Workers,
+		SummaryInterval: o.WatchFlags.SummaryInterval,
+		Report:          controller.NewReporter(o.Out, o.Output == "json"),
+	}
+	if o.AllNamespaces {
+		opts.Namespace = metav1.NamespaceAll
+	}
+	names, err := normalizeArgs(o.args)
+	if err != nil {
+		return err
+	}
+	if len(names) > 0 {
+		opts.Names = map[string]bool{}
+		for _, n := range names {
+			opts.Names[ns+"/"+n[len("services/"):]] = true
+		}
+		opts.Namespace = ns
+	}
+	if o.Targets.Selector != "" {
+		if opts.Selector, err = labels.Parse(o.Targets.Selector); err != nil {
+			return usageError("invalid selector %q: %v", o.Targets.Selector, err)
+		}
+	}
+	if err := controller.New(client, opts).Run(ctx); err != nil {
+		return describe(ns, "", err)
+	}
+	return nil
+}

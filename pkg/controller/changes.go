@@ -1,0 +1,117 @@
+package controller
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// Changes says why a write happened, per Pod: what differs between the
+// endpoints our live slices published (in.Slices) and those the plan
+// leaves. A write with no endpoint difference repaired the slices
+// themselves (a hand edit, labels, a duplicate).
+func Changes(in reconcile.Input, plan *reconcile.Plan) []string {
+	if plan == nil {
+		return nil
+	}
+	var live []*discovery.EndpointSlice
+	for _, s := range in.Slices {
+		if s.Labels[discovery.LabelManagedBy] == managedByOf(plan) && s.DeletionTimestamp == nil {
+			live = append(live, s)
+		}
+	}
+	before, after := endpointsByPod(live), endpointsByPod(plan.Final())
+	var out []string
+	for _, pod := range sortedKeys(before, after) {
+		b, inBefore := before[pod]
+		a, inAfter := after[pod]
+		switch {
+		case !inBefore:
+			out = append(out, "pod "+pod+" added"+state(a))
+		case !inAfter:
+			out = append(out, "pod "+pod+" removed")
+		case cond(b.Conditions.Ready) != cond(a.Conditions.Ready):
+			if cond(a.Conditions.Ready) {
+				out = append(out, "pod "+pod+" ready")
+			} else {
+				out = append(out, "pod "+pod+" not ready")
+			}
+		case cond(b.Conditions.Terminating) != cond(a.Conditions.Terminating):
+			out = append(out, "pod "+pod+" terminating")
+		case str(b.Zone) != str(a.Zone):
+			out = append(out, fmt.Sprintf("pod %s zone %s→%s", pod, orDash(str(b.Zone)), orDash(str(a.Zone))))
+		case str(b.NodeName) != str(a.NodeName) || strings.Join(b.Addresses, ",") != strings.Join(a.Addresses, ","):
+			out = append(out, "pod "+pod+" changed")
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "slices repaired")
+	}
+	return out
+}
+
+// managedByOf: every slice the plan writes carries our managed-by value.
+func managedByOf(plan *reconcile.Plan) string {
+	for _, group := range [][]*discovery.EndpointSlice{plan.Create, plan.Update, plan.Delete, plan.Unchanged} {
+		for _, s := range group {
+			return s.Labels[discovery.LabelManagedBy]
+		}
+	}
+	return ""
+}
+
+func endpointsByPod(slices []*discovery.EndpointSlice) map[string]discovery.Endpoint {
+	out := map[string]discovery.Endpoint{}
+	for _, s := range slices {
+		for _, e := range s.Endpoints {
+			name := strings.Join(e.Addresses, ",")
+			if e.TargetRef != nil {
+				name = e.TargetRef.Name
+			}
+			out[name] = e
+		}
+	}
+	return out
+}
+
+func sortedKeys(a, b map[string]discovery.Endpoint) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]discovery.Endpoint{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func state(e discovery.Endpoint) string {
+	if cond(e.Conditions.Ready) {
+		return ""
+	}
+	return " (not ready)"
+}
+
+func cond(b *bool) bool { return b != nil && *b }
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

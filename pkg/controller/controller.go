@@ -1,0 +1,280 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+)
+
+// Options configure a Controller.
+type Options struct {
+	// Namespace scopes the informers; "" watches every namespace.
+	Namespace string
+	// Names, when not empty, are the only Services kept ("ns/name" keys);
+	// otherwise Selector picks them by label (labels.Everything for --all).
+	Names    map[string]bool
+	Selector labels.Selector
+	Plan     reconcile.Options
+	Write    apply.Options
+	// BatchPeriod delays a sync after a Pod change so that churn is written
+	// once, as kube-controller-manager's --endpointslice-updates-batch-period.
+	BatchPeriod time.Duration
+	Workers     int
+	// SummaryInterval is how often a summary line is printed; 0 for never.
+	SummaryInterval time.Duration
+	Report          *Reporter
+}
+
+// Controller keeps the selected Services' slices current.
+type Controller struct {
+	client  kubernetes.Interface
+	opts    Options
+	cache   *cluster.Cache
+	reader  cluster.Reader
+	queue   workqueue.TypedRateLimitingInterface[string]
+	slices  *sliceTracker
+	trigger *syncer.Tracker
+	report  *Reporter
+
+	mu       sync.Mutex
+	handback map[string]bool // Services whose controller slices were said current
+}
+
+// New builds a Controller; Run starts it.
+func New(client kubernetes.Interface, opts Options) *Controller {
+	if opts.Workers < 1 {
+		opts.Workers = 1
+	}
+	if opts.Selector == nil {
+		opts.Selector = labels.Everything()
+	}
+	// As the controller's: per item exponential backoff (here 50 ms to 30 s,
+	// so a Service recovers soon after an API server outage) and an overall
+	// token bucket.
+	limiter := workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
+	)
+	return &Controller{
+		client:   client,
+		opts:     opts,
+		cache:    cluster.NewCache(client, opts.Namespace),
+		reader:   cluster.Reader{Client: client},
+		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "services"}),
+		slices:   newSliceTracker(),
+		trigger:  syncer.NewTracker(),
+		report:   opts.Report,
+		handback: map[string]bool{},
+	}
+}
+
+// Run watches until ctx is done, then lets the writes in flight finish and
+// returns nil. It fails only if the caches cannot be started.
+func (c *Controller) Run(ctx context.Context) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
+		informers.WithNamespace(c.opts.Namespace), informers.WithTransform(cluster.Transform))
+	infs, err := c.cache.Informers(ctx, factory)
+	if err != nil {
+		return err
+	}
+	if err := c.register(infs); err != nil {
+		return err
+	}
+	if c.cache.NodesUnreadable {
+		c.report.Notice("", "Nodes are not readable with these credentials: zones are unknown and kept from the live slices, and no Pod is dropped for its Node")
+	}
+	// Informers stop with ctx; workers finish their item first.
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	for name, inf := range infs {
+		if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
+			return nil // interrupted before the caches filled: nothing written
+		}
+	}
+	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() {
+			for c.processNext(ctx) {
+			}
+		})
+	}
+	var tick <-chan time.Time
+	if c.opts.SummaryInterval > 0 {
+		t := time.NewTicker(c.opts.SummaryInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-tick:
+			c.report.Summary(c.queue.Len())
+		}
+	}
+	c.queue.ShutDown()
+	wg.Wait()
+	c.report.Summary(c.queue.Len())
+	return nil
+}
+
+func scopeText(ns string) string {
+	if ns == "" {
+		return "every namespace"
+	}
+	return "namespace " + ns
+}
+
+// processNext syncs one Service. Writes run on a context that outlives the
+// signal, so a Service is never left half written on shutdown.
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := c.sync(wctx, key)
+	switch {
+	case err == nil:
+		c.queue.Forget(key)
+	case errors.Is(err, errStale):
+		c.report.stale.Add(1)
+		klog.V(2).InfoS("cache lags our own writes; retrying", "service", key)
+		c.queue.AddRateLimited(key)
+	default:
+		c.report.Error(key, err)
+		c.queue.AddRateLimited(key)
+	}
+	return true
+}
+
+// errStale: the cache has not yet seen our last writes for the Service.
+var errStale = errors.New("the cache has not yet seen our own writes")
+
+// guarded is the cache as a syncer.Source that refuses to plan from slices
+// older than our own writes.
+type guarded struct {
+	*cluster.Cache
+	slices    *sliceTracker
+	key       string
+	managedBy string
+}
+
+func (g guarded) Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error) {
+	in, err := g.Cache.Load(ctx, svc)
+	if err == nil && g.slices.Stale(g.key, ours(in.Slices, g.managedBy)) {
+		return in, errStale
+	}
+	return in, err
+}
+
+// ours keeps our live slices of a Service, without those being deleted.
+func ours(all []*discovery.EndpointSlice, managedBy string) []*discovery.EndpointSlice {
+	var out []*discovery.EndpointSlice
+	for _, s := range all {
+		if s.Labels[discovery.LabelManagedBy] == managedBy && s.DeletionTimestamp == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *Controller) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return nil
+	}
+	svc, err := c.cache.Service(ctx, ns, name)
+	if apierrors.IsNotFound(err) || (err == nil && !c.selected(svc)) {
+		return c.removeAll(ctx, key, ns, name)
+	}
+	if err != nil {
+		return err
+	}
+	// One trigger time per sync, however many attempts it takes.
+	var trig *time.Time
+	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, syncer.Options{
+		Plan: c.opts.Plan, Write: &c.opts.Write, Retry: c.reader, DeleteUnplanned: true,
+		Trigger: func(s *corev1.Service, pods []*corev1.Pod) time.Time {
+			if trig == nil {
+				t := c.trigger.Compute(s, pods)
+				trig = &t
+			}
+			return *trig
+		},
+	})
+	c.record(out.Result)
+	if out.Result.Writes() > 0 {
+		c.report.Write(key, out.Input, out.Plan, out.Result)
+	}
+	if out.Err == nil && out.Plan != nil {
+		c.sayHandback(key, out.Plan)
+	}
+	return out.Err
+}
+
+// removeAll deletes our slices of a Service that is gone or no longer
+// selected... only when it is gone: a Service that merely stops matching -l
+// keeps what was written, as a one-shot sync would have left it.
+func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error {
+	if _, err := c.cache.Service(ctx, ns, name); err == nil {
+		return nil
+	}
+	c.trigger.Forget(ns, name)
+	mine := ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy)
+	res, err := syncer.DeleteAll(ctx, c.client.DiscoveryV1(), ns, mine, c.opts.Write)
+	c.record(res)
+	if res.Writes() > 0 {
+		c.report.Removed(key, res)
+	}
+	if err == nil {
+		c.slices.Forget(key)
+		c.mu.Lock()
+		delete(c.handback, key)
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *Controller) record(r apply.Result) {
+	for _, s := range r.Created {
+		c.slices.Written(s)
+	}
+	for _, s := range r.Updated {
+		c.slices.Written(s)
+	}
+	for _, s := range r.Deleted {
+		c.slices.Deleted(s)
+	}
+}
+
+// selected reports whether a Service is one of the targets.
+func (c *Controller) selected(svc *corev1.Service) bool {
+	if len(c.opts.Names) > 0 {
+		return c.opts.Names[svc.Namespace+"/"+svc.Name]
+	}
+	return c.opts.Selector.Matches(labels.Set(svc.Labels))
+}

@@ -1,0 +1,48 @@
+package controller
+
+import (
+	"fmt"
+
+	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// sayHandback tells, once per Service, that kube-controller-manager's own
+// slices for it exist and publish exactly the endpoints ours do: the
+// controller is back, and ours can be handed back.
+func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
+	c.mu.Lock()
+	said := c.handback[key]
+	c.mu.Unlock()
+	if said || !plan.Service.Planned() {
+		return
+	}
+	var theirs []*discovery.EndpointSlice
+	for _, s := range plan.Foreign {
+		if s.Labels[discovery.LabelManagedBy] == reconcile.ControllerManagedBy && s.DeletionTimestamp == nil {
+			theirs = append(theirs, s)
+		}
+	}
+	if len(theirs) == 0 || !explain.SameEndpoints(theirs, plan.Final()) {
+		return
+	}
+	c.mu.Lock()
+	c.handback[key] = true
+	c.mu.Unlock()
+	c.report.Notice(key, fmt.Sprintf("kube-controller-manager's slices exist and are current (%d %s, same endpoints as ours)",
+		len(theirs), plural(len(theirs), "slice", "slices")))
+}
+
+// watchingHandback: a controller slice event matters until the Service's
+// hand-back was said.
+func (c *Controller) watchingHandback(s *discovery.EndpointSlice) bool {
+	if s.Labels[discovery.LabelManagedBy] != reconcile.ControllerManagedBy {
+		return false
+	}
+	key, _ := sliceService(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.handback[key]
+}

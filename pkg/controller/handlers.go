@@ -1,0 +1,200 @@
+package controller
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Handlers only map events to Service keys, as upstream's do; the workers
+// do the work.
+
+const podNodeIndex = "node"
+
+func podNode(obj any) ([]string, error) {
+	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
+		return []string{p.Spec.NodeName}, nil
+	}
+	return nil, nil
+}
+
+// register adds the handlers (and the Pods-by-Node index) before the
+// informers start; reconnects are reported once per outage.
+func (c *Controller) register(infs map[string]cache.SharedIndexInformer) error {
+	if err := infs["pods"].AddIndexers(cache.Indexers{podNodeIndex: podNode}); err != nil {
+		return err
+	}
+	for name, inf := range infs {
+		if err := inf.SetWatchErrorHandlerWithContext(c.report.watchErrorHandler(name, inf)); err != nil {
+			return err
+		}
+	}
+	add := func(name string, h cache.ResourceEventHandlerFuncs) error {
+		_, err := infs[name].AddEventHandler(h)
+		return err
+	}
+	if err := add("services", cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.onService,
+		UpdateFunc: func(_, n any) { c.onService(n) },
+		DeleteFunc: c.onServiceDelete,
+	}); err != nil {
+		return err
+	}
+	if err := add("pods", cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { c.podServices(o, nil) },
+		UpdateFunc: c.onPodUpdate,
+		DeleteFunc: func(o any) { c.podServices(o, nil) },
+	}); err != nil {
+		return err
+	}
+	if err := add("endpointslices", cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.onSliceAdd,
+		UpdateFunc: c.onSliceUpdate,
+		DeleteFunc: c.onSliceDelete,
+	}); err != nil {
+		return err
+	}
+	if _, ok := infs["nodes"]; ok {
+		return add("nodes", cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.nodeServices,
+			UpdateFunc: c.onNodeUpdate,
+			DeleteFunc: c.nodeServices,
+		})
+	}
+	return nil
+}
+
+func untomb(obj any) any {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return t.Obj
+	}
+	return obj
+}
+
+func (c *Controller) onService(obj any) {
+	if svc, ok := untomb(obj).(*corev1.Service); ok && c.selected(svc) {
+		c.queue.Add(svc.Namespace + "/" + svc.Name)
+	}
+}
+
+// A deleted Service's slices of ours are removed, if it was one of ours.
+func (c *Controller) onServiceDelete(obj any) { c.onService(obj) }
+
+// onPodUpdate: a change the planner cannot see (the transform keeps only
+// what it reads, so the resourceVersion is all that differs) is ignored; a
+// label change touches the Services of the old and of the new labels.
+func (c *Controller) onPodUpdate(oldObj, newObj any) {
+	o, n := oldObj.(*corev1.Pod), newObj.(*corev1.Pod)
+	a, b := *o, *n
+	a.ResourceVersion, b.ResourceVersion, a.Generation, b.Generation = "", "", 0, 0
+	if equality.Semantic.DeepEqual(&a, &b) {
+		return
+	}
+	var old *corev1.Pod
+	if !labels.Equals(o.Labels, n.Labels) {
+		old = o
+	}
+	c.podServices(n, old)
+}
+
+// podServices queues, after the batch period, every selected Service whose
+// selector matches pod (or old, the Pod's previous labels).
+func (c *Controller) podServices(obj any, old *corev1.Pod) {
+	pod, ok := untomb(obj).(*corev1.Pod)
+	if !ok {
+		return
+	}
+	objs, _ := c.cache.Services.ByIndex(cache.NamespaceIndex, pod.Namespace)
+	for _, o := range objs {
+		svc := o.(*corev1.Service)
+		if len(svc.Spec.Selector) == 0 || !c.selected(svc) {
+			continue
+		}
+		sel := labels.SelectorFromValidatedSet(svc.Spec.Selector)
+		if sel.Matches(labels.Set(pod.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
+			c.queue.AddAfter(svc.Namespace+"/"+svc.Name, c.opts.BatchPeriod)
+		}
+	}
+}
+
+// onNodeUpdate: only what the planner reads of a Node matters, its labels
+// (zone) and readiness.
+func (c *Controller) onNodeUpdate(oldObj, newObj any) {
+	o, n := oldObj.(*corev1.Node), newObj.(*corev1.Node)
+	if labels.Equals(o.Labels, n.Labels) && equality.Semantic.DeepEqual(o.Status, n.Status) {
+		return
+	}
+	c.nodeServices(n)
+}
+
+// nodeServices queues the Services of every Pod on a Node.
+func (c *Controller) nodeServices(obj any) {
+	node, ok := untomb(obj).(*corev1.Node)
+	if !ok {
+		return
+	}
+	pods, _ := c.cache.Pods.ByIndex(podNodeIndex, node.Name)
+	for _, p := range pods {
+		c.podServices(p, nil)
+	}
+}
+
+func sliceService(s *discovery.EndpointSlice) (string, bool) {
+	name, ok := s.Labels[discovery.LabelServiceName]
+	return s.Namespace + "/" + name, ok
+}
+
+// queueForSlice queues a slice's Service. Slice-triggered syncs wait the
+// batch period, as upstream's (which waits at least a second; our tracker
+// already filters our own writes' echoes, so a hand edit is undone at once).
+func (c *Controller) queueForSlice(s *discovery.EndpointSlice, delay time.Duration) {
+	if key, ok := sliceService(s); ok {
+		c.queue.AddAfter(key, delay)
+	}
+}
+
+func (c *Controller) isOurs(s *discovery.EndpointSlice) bool {
+	return s.Labels[discovery.LabelManagedBy] == c.opts.Plan.ManagedBy
+}
+
+func (c *Controller) onSliceAdd(obj any) {
+	s := obj.(*discovery.EndpointSlice)
+	switch {
+	case c.isOurs(s) && c.slices.ShouldSync(s):
+		c.queueForSlice(s, c.opts.BatchPeriod)
+	case !c.isOurs(s) && c.watchingHandback(s):
+		c.queueForSlice(s, time.Second)
+	}
+}
+
+func (c *Controller) onSliceUpdate(oldObj, newObj any) {
+	o, n := oldObj.(*discovery.EndpointSlice), newObj.(*discovery.EndpointSlice)
+	ok1, _ := sliceService(o)
+	ok2, _ := sliceService(n)
+	switch {
+	case ok1 != ok2:
+		c.queueForSlice(o, c.opts.BatchPeriod)
+		c.queueForSlice(n, c.opts.BatchPeriod)
+	case c.isOurs(o) != c.isOurs(n):
+		c.queueForSlice(n, c.opts.BatchPeriod)
+	case c.isOurs(n) && c.slices.ShouldSync(n):
+		c.queueForSlice(n, c.opts.BatchPeriod)
+	case !c.isOurs(n) && c.watchingHandback(n):
+		c.queueForSlice(n, time.Second)
+	}
+}
+
+// onSliceDelete: a slice of ours deleted by someone else is put back.
+func (c *Controller) onSliceDelete(obj any) {
+	s, ok := untomb(obj).(*discovery.EndpointSlice)
+	if !ok || !c.isOurs(s) {
+		return
+	}
+	if !c.slices.HandleDeletion(s) {
+		c.queueForSlice(s, c.opts.BatchPeriod)
+	}
+}

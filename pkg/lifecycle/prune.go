@@ -1,0 +1,82 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// FindOrphans lists the Services of namespace ("" for all) and the slices
+// carrying our managed-by value (selected by label on the server: no other
+// manager's slice is even read), and returns ours that outlived their
+// Service, with how many of ours were looked at.
+func FindOrphans(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]explain.Orphan, int, error) {
+	svcs, err := cluster.Reader{Client: client}.Services(ctx, namespace, "")
+	if err != nil {
+		return nil, 0, fmt.Errorf("list services: %w", err)
+	}
+	byKey := map[string]*corev1.Service{}
+	for _, s := range svcs {
+		byKey[s.Namespace+"/"+s.Name] = s
+	}
+	ours, err := ourSlices(ctx, client, namespace, managedBy)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list endpointslices: %w", err)
+	}
+	return explain.Orphans(ours, managedBy, func(ns, name string) *corev1.Service { return byKey[ns+"/"+name] }), len(ours), nil
+}
+
+func ourSlices(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]*discovery.EndpointSlice, error) {
+	sel := labels.Set{discovery.LabelManagedBy: managedBy}.String()
+	var out []*discovery.EndpointSlice
+	opts := metav1.ListOptions{LabelSelector: sel, Limit: cluster.PageSize}
+	for {
+		list, err := client.DiscoveryV1().EndpointSlices(namespace).List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		if list.Continue == "" {
+			return out, nil
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+// Prune deletes the orphans, namespace by namespace, each delete with the
+// resourceVersion and UID read as preconditions: a slice rewritten since
+// (by a sync that found its Service again) is kept and reported as a
+// conflict. apply refuses any slice of another managed-by value.
+func Prune(ctx context.Context, client kubernetes.Interface, orphans []explain.Orphan, write apply.Options) (apply.Result, error) {
+	byNS := map[string][]*discovery.EndpointSlice{}
+	var order []string
+	for _, o := range orphans {
+		ns := o.Slice.Namespace
+		if byNS[ns] == nil {
+			order = append(order, ns)
+		}
+		byNS[ns] = append(byNS[ns], o.Slice)
+	}
+	var total apply.Result
+	for _, ns := range order {
+		sortSlices(byNS[ns])
+		res, err := apply.Apply(ctx, client.DiscoveryV1().EndpointSlices(ns), &reconcile.Plan{Delete: byNS[ns]}, write)
+		total.Add(res)
+		if err != nil {
+			return total, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+	return total, nil
+}

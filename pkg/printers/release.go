@@ -1,0 +1,43 @@
+package printers
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
+)
+
+// Released writes what release deleted for one Service: a line for the
+// Service, then one per slice, as kubectl delete does.
+func Released(w io.Writer, st Style, out lifecycle.ReleaseOutcome, dryRun string) {
+	svc := out.Service
+	hb := out.Judgement
+	verb := st.Green("released")
+	if dryRun != "" {
+		verb = st.Cyan("would be released" + dryRun)
+	}
+	why := fmt.Sprintf("kube-controller-manager publishes the same endpoints in %s", plural(len(hb.Controller), "slice", "slices"))
+	if !hb.Same {
+		why = "forced: kube-controller-manager's slices differ or are missing"
+	}
+	waited := ""
+	if out.Waited > 0 {
+		waited = fmt.Sprintf(" after waiting %s", out.Waited.Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(w, "%s %s%s: %s\n", st.Bold(fmt.Sprintf("service %s/%s", svc.Namespace, svc.Name)), verb, waited, why)
+	for _, s := range out.Result.Deleted {
+		fmt.Fprintf(w, "endpointslice.discovery.k8s.io/%s deleted%s\n", s.Name, dryRun)
+	}
+}
+
+// Orphans lists the slices prune deletes and why, as a table.
+func Orphans(w io.Writer, st Style, orphans []explain.Orphan) {
+	t := newTable(w)
+	fmt.Fprintln(t, st.Bold("NAMESPACE")+"\t"+st.Bold("ENDPOINTSLICE")+"\t"+st.Bold("SERVICE")+"\t"+st.Bold("REASON")+"\t"+st.Bold("DETAIL"))
+	for _, o := range orphans {
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\n", o.Slice.Namespace, o.Slice.Name, o.Service, st.Yellow(string(o.Reason)), o.Message)
+	}
+	t.Flush()
+}

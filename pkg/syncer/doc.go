@@ -1,0 +1,9 @@
+// Package syncer is the one "sync one Service" of kubectl-slices: load the
+// planner's inputs from a Source, plan, apply, and on a write conflict re-read
+// and re-plan with backoff. One-shot commands (targeted reads or the cluster
+// cache) and the watch loop's workers all call Sync; nothing else plans and
+// writes.
+//
+// It also decides the endpoints.kubernetes.io/last-change-trigger-time
+// stamped on written slices (trigger.go).
+package syncer

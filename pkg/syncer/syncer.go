@@ -1,0 +1,133 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// Source gives the planner's inputs. cluster.Reader (targeted reads) and
+// cluster.Cache (informer stores) implement it.
+type Source interface {
+	// Service reads one Service; a missing one is a NotFound API error.
+	Service(ctx context.Context, namespace, name string) (*corev1.Service, error)
+	// Load reads everything else the planner needs for svc.
+	Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error)
+}
+
+// Options tune Sync.
+type Options struct {
+	// Plan is handed to the planner; its TriggerTime is replaced by Trigger's.
+	Plan reconcile.Options
+	// Write is nil to plan only (diff, explain).
+	Write *apply.Options
+	// Trigger computes the trigger time of a write; nil means LatestChange.
+	Trigger func(svc *corev1.Service, pods []*corev1.Pod) time.Time
+	// Retry is where inputs are re-read after a conflict. A cache that is not
+	// watching would serve the same stale state again, so one-shot runs over
+	// the cache re-read through targeted reads; nil means the first Source.
+	Retry Source
+	// Backoff spaces the attempts; the zero value means retry.DefaultBackoff
+	// (4 attempts, 10 ms growing fivefold).
+	Backoff wait.Backoff
+	// DeleteUnplanned deletes our slices of a Service the planner leaves
+	// alone (ExternalName, no selector). The controller leaves such slices
+	// to the garbage collector or to their other writer; a process that keeps
+	// its slices current removes what it wrote once it no longer applies.
+	DeleteUnplanned bool
+	// Hold, when set, is asked about each plan before anything is written;
+	// a non-empty answer writes nothing for the Service and is kept in
+	// Outcome.Held (sync holds back where kube-controller-manager already
+	// publishes the Service correctly).
+	Hold func(in reconcile.Input, plan *reconcile.Plan) string
+}
+
+// Outcome is what happened to one Service.
+type Outcome struct {
+	// Service is the Service as last read.
+	Service *corev1.Service
+	// Plan is the last plan made; nil when none could be made.
+	Plan *reconcile.Plan
+	// Result holds every write of every attempt, also when Err is set.
+	Result apply.Result
+	// Input is what the last plan was made from.
+	Input    reconcile.Input
+	Attempts int
+	Err      error
+	// Held is Options.Hold's reason for writing nothing.
+	Held string
+}
+
+// Sync plans svc from src and, with opts.Write, writes the plan through
+// slices. A conflict (a slice changed or vanished since it was read) re-reads
+// the Service and its inputs and plans again, up to the backoff's steps.
+func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlicesGetter, svc *corev1.Service, opts Options) Outcome {
+	out := Outcome{Service: svc}
+	backoff := opts.Backoff
+	if backoff.Steps == 0 {
+		backoff = retry.DefaultBackoff
+	}
+	trigger := opts.Trigger
+	if trigger == nil {
+		trigger = LatestChange
+	}
+	out.Err = retry.OnError(backoff, func(err error) bool {
+		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
+	}, func() error {
+		out.Attempts++
+		if out.Attempts > 1 {
+			// Someone wrote in between: start again from a fresh read.
+			if opts.Retry != nil {
+				src = opts.Retry
+			}
+			s, err := src.Service(ctx, out.Service.Namespace, out.Service.Name)
+			if err != nil {
+				return err
+			}
+			out.Service = s
+		}
+		in, err := src.Load(ctx, out.Service)
+		if err != nil {
+			return err
+		}
+		out.Input = in
+		po := opts.Plan
+		po.TriggerTime = trigger(out.Service, in.Pods)
+		if out.Plan, err = reconcile.Compute(in, po); err != nil {
+			return err
+		}
+		if opts.DeleteUnplanned && !out.Plan.Service.Planned() {
+			out.Plan.Delete, out.Plan.Unchanged = out.Plan.Unchanged, nil
+		}
+		if opts.Hold != nil && opts.Write != nil {
+			if out.Held = opts.Hold(in, out.Plan); out.Held != "" {
+				return nil
+			}
+		}
+		if opts.Write == nil || out.Plan.InSync() {
+			return nil
+		}
+		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, *opts.Write)
+		out.Result.Add(res)
+		return err
+	})
+	return out
+}
+
+// DeleteAll deletes our slices of a Service that no longer exists: the
+// garbage collector may be as down as the controller manager.
+func DeleteAll(ctx context.Context, slices discoveryclient.EndpointSlicesGetter, namespace string, ours []*discovery.EndpointSlice, write apply.Options) (apply.Result, error) {
+	if len(ours) == 0 {
+		return apply.Result{}, nil
+	}
+	return apply.Apply(ctx, slices.EndpointSlices(namespace), &reconcile.Plan{Delete: ours}, write)
+}
