@@ -114,7 +114,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := reconcile.Compute(in, o.Plan.options(in.Service))
+	plan, err := o.plan(ctx, in)
 	if err != nil {
 		return err
 	}

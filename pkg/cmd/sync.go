@@ -47,6 +47,8 @@ type serviceRun struct {
 	resolved
 	Plan   *reconcile.Plan
 	Result apply.Result
+	// Input is what Plan was made from (the Pods feed --with-endpoints).
+	Input reconcile.Input
 }
 
 // runService reads, plans and, unless write is nil, writes one Service. A
@@ -65,7 +67,8 @@ func runService(ctx context.Context, client kubernetes.Interface, r resolved, pf
 			run.Err = describe(r.Namespace, r.Name, err)
 			return run
 		}
-		run.Plan, err = reconcile.Compute(in, pf.options(svc))
+		run.Input = in
+		run.Plan, err = planService(ctx, client, in, pf)
 		if err != nil {
 			run.Err = describe(r.Namespace, r.Name, err)
 			return run

@@ -20,8 +20,10 @@ type SyncOptions struct {
 	Output       string
 	FieldManager string
 	Force        bool
-	Workers      int
-	args         []string
+	// WithEndpoints also writes each Service's legacy v1 Endpoints object.
+	WithEndpoints bool
+	Workers       int
+	args          []string
 }
 
 func addPlanFlags(cmd *cobra.Command, p *PlanFlags) {
@@ -69,6 +71,7 @@ never modified. A second sync of an unchanged cluster writes nothing.
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Allow --managed-by to name one of kube-controller-manager's own values")
+	cmd.Flags().BoolVar(&o.WithEndpoints, "with-endpoints", false, "Also write each Service's v1 Endpoints object as kube-controller-manager's Endpoints controller would (only when absent or written by kubectl-slices)")
 	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
@@ -116,12 +119,16 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	var runs []serviceRun
 	var written []printers.Written
 	var outcomes []printers.Outcome
+	var epRuns []endpointsRun
 	step, done := printers.Progress(o.ErrOut)
 	for i, t := range targets {
 		if len(targets) > 1 {
 			step(i+1, len(targets), t.Namespace+"/"+t.Name)
 		}
 		run := runService(ctx, client, t, o.Plan, write)
+		if o.WithEndpoints {
+			epRuns = append(epRuns, syncEndpoints(ctx, client, run, o.Plan.ManagedBy, *write))
+		}
 		runs = append(runs, run)
 		if run.Plan != nil && len(run.Plan.Warnings) > 0 {
 			done() // warnings start on a clean line
@@ -142,6 +149,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		summaryOut, style = o.ErrOut, errStyle
 	}
 	printers.Summary(summaryOut, style, outcomes)
+	runs = endpointsOutcome(summaryOut, o.ErrOut, style, errStyle, runs, epRuns, o.DryRun)
 	printers.Failures(o.ErrOut, errStyle, outcomes)
 	if o.Output != "" {
 		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {

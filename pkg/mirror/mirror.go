@@ -48,9 +48,12 @@ type Input struct {
 	Slices []*discovery.EndpointSlice
 }
 
-// Applies reports whether the mirror planner, not pkg/reconcile, plans svc.
+// Applies reports whether the mirror planner, not pkg/reconcile, plans svc:
+// a Service without a selector (the API stores an empty one as none). Like
+// upstream it does not look at the type: an ExternalName Service with an
+// Endpoints object is mirrored too.
 func Applies(svc *corev1.Service) bool {
-	return svc != nil && svc.Spec.Selector == nil && svc.Spec.Type != corev1.ServiceTypeExternalName
+	return svc != nil && len(svc.Spec.Selector) == 0
 }
 
 var endpointsKind = schema.GroupVersionKind{Version: "v1", Kind: "Endpoints"}
@@ -62,7 +65,7 @@ func Compute(in Input, opts Options) (*reconcile.Plan, error) {
 	case svc == nil:
 		return nil, errors.New("no Service given")
 	case !Applies(svc):
-		return nil, fmt.Errorf("service %s/%s is not mirrored: it has a selector or is ExternalName", svc.Namespace, svc.Name)
+		return nil, fmt.Errorf("service %s/%s is not mirrored: it has a selector", svc.Namespace, svc.Name)
 	case opts.ManagedBy == "":
 		return nil, errors.New("managed-by value must not be empty")
 	case opts.MaxEndpointsPerSubset < 1:
