@@ -1,0 +1,241 @@
+package upstreamdiff
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/controller/endpointslicemirroring"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
+)
+
+const ns = "diff"
+
+// TestMirrorMatchesUpstream feeds random selectorless Services with
+// Endpoints to pkg/mirror and to kube-controller-manager's mirroring
+// controller and requires the same slices: address type, ports, labels,
+// annotations, owner and endpoints, compared as sets.
+func TestMirrorMatchesUpstream(t *testing.T) {
+	for i := 0; i < *cases; i++ {
+		s := *seed + int64(i)
+		t.Run(fmt.Sprintf("seed-%d", s), func(t *testing.T) {
+			r := rand.New(rand.NewSource(s))
+			svc, ep := randomMirrorInput(r, i)
+			upstream := upstreamMirror(t, svc, ep)
+			epCopy := ep.DeepCopy()
+			plan, err := mirror.Compute(mirror.Input{Service: svc, Endpoints: ep}, mirror.Options{ManagedBy: "ours", MaxEndpointsPerSubset: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equalObjects(ep, epCopy) {
+				t.Fatal("mirror.Compute modified its input")
+			}
+			got := canonicalSlices(plan.Create, "ours")
+			if want := converge(got, upstream); got != want {
+				t.Fatalf("slices differ\n--- ours\n%s--- upstream\n%s", got, want)
+			}
+		})
+	}
+}
+
+// upstreamMirror runs the mirroring controller on a fake cluster holding
+// svc and ep and returns a function reading the slices it wrote so far.
+func upstreamMirror(t *testing.T, svc *corev1.Service, ep *corev1.Endpoints) func() string {
+	ctx := withTimeout(t)
+	client, factory := fakeCluster(svc, ep)
+	c := endpointslicemirroring.NewController(ctx, factory.Core().V1().Endpoints(), factory.Discovery().V1().EndpointSlices(),
+		factory.Core().V1().Services(), 1000, client, 0)
+	factory.Start(ctx.Done())
+	go c.Run(ctx, 1)
+	return func() string {
+		list, err := client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*discovery.EndpointSlice
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		return canonicalSlices(out, endpointslicemirroring.ControllerName)
+	}
+}
+
+// canonicalSlices prints slices order-independently; the managed-by value
+// is replaced by "<manager>" once checked.
+func canonicalSlices(slices []*discovery.EndpointSlice, managedBy string) string {
+	var out []string
+	for _, s := range slices {
+		var b strings.Builder
+		// Upstream's slices are named from generateName "<endpoints>-", and
+		// an update drops generateName: compare the name's prefix.
+		name := s.Name
+		if name == "" {
+			name = s.GenerateName
+		}
+		prefixOK := strings.HasPrefix(name, s.Labels[discovery.LabelServiceName]+"-")
+		fmt.Fprintf(&b, "slice %s named <endpoints>-*=%v\n", s.AddressType, prefixOK)
+		var labels []string
+		for k, v := range s.Labels {
+			if k == discovery.LabelManagedBy {
+				if v != managedBy {
+					v = "WRONG:" + v
+				} else {
+					v = "<manager>"
+				}
+			}
+			labels = append(labels, k+"="+v)
+		}
+		sort.Strings(labels)
+		fmt.Fprintf(&b, "  labels %s\n", strings.Join(labels, ","))
+		var ann []string
+		for k, v := range s.Annotations {
+			ann = append(ann, k+"="+v)
+		}
+		sort.Strings(ann)
+		fmt.Fprintf(&b, "  annotations %s\n", strings.Join(ann, ","))
+		for _, o := range s.OwnerReferences {
+			fmt.Fprintf(&b, "  owner %s/%s %s %s controller=%v block=%v\n", o.APIVersion, o.Kind, o.Name, o.UID, *o.Controller, *o.BlockOwnerDeletion)
+		}
+		var ports []string
+		for _, p := range s.Ports {
+			ports = append(ports, fmt.Sprintf("%s:%d/%s/%s", deref(p.Name), *p.Port, *p.Protocol, deref(p.AppProtocol)))
+		}
+		sort.Strings(ports)
+		fmt.Fprintf(&b, "  ports %s\n", strings.Join(ports, ","))
+		var eps []string
+		for _, e := range s.Endpoints {
+			ref := "-"
+			if e.TargetRef != nil {
+				ref = fmt.Sprintf("%s/%s/%s/%s", e.TargetRef.Kind, e.TargetRef.Namespace, e.TargetRef.Name, e.TargetRef.UID)
+			}
+			eps = append(eps, fmt.Sprintf("    %v ready=%s serving=%s terminating=%s host=%s node=%s zone=%s ref=%s\n",
+				e.Addresses, bptr(e.Conditions.Ready), bptr(e.Conditions.Serving), bptr(e.Conditions.Terminating),
+				deref(e.Hostname), deref(e.NodeName), deref(e.Zone), ref))
+		}
+		sort.Strings(eps)
+		fmt.Fprintf(&b, "  %d endpoints\n%s", len(eps), strings.Join(eps, ""))
+		out = append(out, b.String())
+	}
+	sort.Strings(out)
+	return strings.Join(out, "")
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
+}
+
+func bptr(p *bool) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprint(*p)
+}
+
+// randomMirrorInput builds a selectorless Service and an Endpoints object
+// with overlapping subsets, both families, named and unnamed ports, invalid
+// and sloppy IPs, duplicates across ready and not ready, reserved and
+// excluded metadata, skip-mirror and, now and then, more than 1000
+// addresses in one subset.
+func randomMirrorInput(r *rand.Rand, i int) (*corev1.Service, *corev1.Endpoints) {
+	name := fmt.Sprintf("svc-%d", i)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("svc-uid-" + name)},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("ep-uid-" + name),
+		Labels: map[string]string{}, Annotations: map[string]string{}}}
+	pick := func(p float64) bool { return r.Float64() < p }
+	if pick(0.5) {
+		ep.Labels["app"] = "web"
+	}
+	if pick(0.1) {
+		ep.Labels[discovery.LabelSkipMirror] = "true"
+	}
+	if pick(0.1) {
+		ep.Labels[discovery.LabelSkipMirror] = "false"
+	}
+	if pick(0.1) {
+		ep.Labels[discovery.LabelServiceName] = "other"
+	}
+	if pick(0.3) {
+		ep.Annotations["team"] = "blue"
+	}
+	if pick(0.3) {
+		ep.Annotations[corev1.LastAppliedConfigAnnotation] = "{}"
+	}
+	if pick(0.3) {
+		ep.Annotations[corev1.EndpointsLastChangeTriggerTime] = "2024-01-01T00:00:00Z"
+	}
+	if pick(0.05) {
+		ep.Annotations[mirror.LeaderElectionAnnotation] = "{}"
+	}
+	portPool := []corev1.EndpointPort{
+		{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP},
+		{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP},
+		{Name: "grpc", Port: 9090, Protocol: corev1.ProtocolTCP, AppProtocol: ptr("h2c")},
+		{Name: "metrics", Port: 9100, Protocol: corev1.ProtocolSCTP},
+	}
+	big := pick(0.08)
+	for s, n := 0, 1+r.Intn(4); s < n; s++ {
+		var sub corev1.EndpointSubset
+		switch k := r.Intn(5); {
+		case k == 0: // no ports
+		case k == 1: // one unnamed port
+			sub.Ports = []corev1.EndpointPort{{Port: int32(8000 + r.Intn(3)), Protocol: corev1.ProtocolTCP}}
+		default:
+			for _, j := range r.Perm(len(portPool))[:1+r.Intn(3)] {
+				p := portPool[j]
+				if p.AppProtocol != nil {
+					p.AppProtocol = ptr(*p.AppProtocol)
+				}
+				sub.Ports = append(sub.Ports, p)
+			}
+		}
+		for a, m := 0, r.Intn(8); a < m; a++ {
+			addr := randomAddress(r)
+			if pick(0.7) {
+				sub.Addresses = append(sub.Addresses, addr)
+			} else {
+				sub.NotReadyAddresses = append(sub.NotReadyAddresses, addr)
+			}
+		}
+		if big && s == 0 {
+			for a := 0; a < 1100+r.Intn(200); a++ {
+				addr := corev1.EndpointAddress{IP: fmt.Sprintf("10.9.%d.%d", a/250, a%250+1)}
+				if a%3 == 0 {
+					sub.NotReadyAddresses = append(sub.NotReadyAddresses, addr)
+				} else {
+					sub.Addresses = append(sub.Addresses, addr)
+				}
+			}
+		}
+		ep.Subsets = append(ep.Subsets, sub)
+	}
+	return svc, ep
+}
+
+func randomAddress(r *rand.Rand) corev1.EndpointAddress {
+	ips := []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.10", "fd00::1", "fd00::2", "FD00::0003", "010.0.0.4", "::ffff:10.0.0.5", "not-an-ip"}
+	a := corev1.EndpointAddress{IP: ips[r.Intn(len(ips))]}
+	if r.Intn(2) == 0 {
+		n := r.Intn(3)
+		a.TargetRef = &corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: fmt.Sprintf("pod-%d", n), UID: types.UID(fmt.Sprintf("uid-%d", r.Intn(4)))}
+	}
+	if r.Intn(3) == 0 {
+		a.Hostname = fmt.Sprintf("host-%d", r.Intn(2))
+	}
+	if r.Intn(2) == 0 {
+		a.NodeName = ptr(fmt.Sprintf("node-%d", r.Intn(3)))
+	}
+	return a
+}
+
+func ptr[T any](v T) *T { return &v }

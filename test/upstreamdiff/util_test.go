@@ -1,0 +1,5 @@
+package upstreamdiff
+
+import "reflect"
+
+func equalObjects(a, b any) bool { return reflect.DeepEqual(a, b) }
