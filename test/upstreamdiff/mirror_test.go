@@ -49,7 +49,7 @@ func TestMirrorMatchesUpstream(t *testing.T) {
 // svc and ep and returns a function reading the slices it wrote so far.
 func upstreamMirror(t *testing.T, svc *corev1.Service, ep *corev1.Endpoints) func() string {
 	ctx := withTimeout(t)
-	client, factory := fakeCluster(svc, ep)
+	client, factory := fakeCluster(svc.DeepCopy(), ep.DeepCopy())
 	c := endpointslicemirroring.NewController(ctx, factory.Core().V1().Endpoints(), factory.Discovery().V1().EndpointSlices(),
 		factory.Core().V1().Services(), 1000, client, 0)
 	factory.Start(ctx.Done())
