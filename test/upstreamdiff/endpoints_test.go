@@ -187,7 +187,7 @@ func randomEndpointsInput(r *rand.Rand, i int) (*corev1.Service, []*corev1.Pod) 
 		svc.Spec.Ports[0].Name = ""
 	}
 	count := r.Intn(12)
-	big := pick(0.06)
+	big := pick(0.1)
 	if big {
 		count = 1000 + r.Intn(150)
 	}
@@ -226,6 +226,10 @@ func randomPod(r *rand.Rand, svc *corev1.Service, p int, big bool) *corev1.Pod {
 	}
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
 	if big {
+		// Some Pods have the named port: two subsets of odd sizes to truncate.
+		if r.Intn(3) == 0 {
+			pod.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "web", ContainerPort: 9000, Protocol: corev1.ProtocolTCP}}
+		}
 		return pod
 	}
 	if pick(0.1) {
