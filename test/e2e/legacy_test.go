@@ -63,6 +63,13 @@ func testLegacyEndpoints(t *testing.T, cp *controlplane.ControlPlane) {
 			if got := ep.Labels[endpointsManagedByLabel]; got != "kubectl-slices" {
 				t.Fatalf("our Endpoints carry %s=%q", endpointsManagedByLabel, got)
 			}
+			svc, err := cp.Admin.CoreV1().Services(rec.ns).Get(ctx, rec.svc, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := ep.Annotations[corev1.EndpointsLastChangeTriggerTime], svc.CreationTimestamp.UTC().Format(time.RFC3339Nano); got != want {
+				t.Fatalf("trigger time %q, want the Service's creation time %q", got, want)
+			}
 			if ours := endpointsCanonical(ep); ours != rec.upstream {
 				t.Fatalf("Endpoints differ\n--- kubectl-slices\n%s--- kube-controller-manager\n%s", ours, rec.upstream)
 			}
@@ -136,7 +143,9 @@ func endpointsRaw(t *testing.T, cp *controlplane.ControlPlane, ns, name string) 
 
 // endpointsCanonical prints an Endpoints object with its subsets as sets:
 // one line per address, readiness and port; labels but managed-by; whether
-// a trigger time is set; the over-capacity annotation.
+// the over-capacity annotation. The trigger time is left out: the
+// controller stamps the time of the last Pod change it saw (none after a
+// deletion), a one-shot sync the Service's creation time.
 func endpointsCanonical(ep *corev1.Endpoints) string {
 	var b strings.Builder
 	var labels []string
@@ -146,8 +155,7 @@ func endpointsCanonical(ep *corev1.Endpoints) string {
 		}
 	}
 	sort.Strings(labels)
-	_, trigger := ep.Annotations[corev1.EndpointsLastChangeTriggerTime]
-	fmt.Fprintf(&b, "labels %v trigger-time %v over-capacity %q\n", labels, trigger, ep.Annotations[corev1.EndpointsOverCapacity])
+	fmt.Fprintf(&b, "labels %v over-capacity %q\n", labels, ep.Annotations[corev1.EndpointsOverCapacity])
 	var lines []string
 	for _, s := range ep.Subsets {
 		ports := []string{"<none>"}
