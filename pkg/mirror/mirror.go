@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -99,13 +100,16 @@ func Compute(in Input, opts Options) (*reconcile.Plan, error) {
 				plan.Unchanged = append(plan.Unchanged, s)
 			}
 		}
+		if len(plan.Delete) > 0 {
+			plan.Service.Message += fmt.Sprintf("; its %s mirrored by kubectl-slices are deleted", plural(len(plan.Delete), "slice"))
+		}
 		return plan, nil
 	}
 
 	d := desire(ep, opts.MaxEndpointsPerSubset)
 	plan.Service.Reason = reconcile.ServiceMirrored
-	plan.Service.Message = fmt.Sprintf("endpoints are mirrored from Endpoints %s/%s: %d subsets, %d addresses mirrored",
-		ep.Namespace, ep.Name, d.subsets, d.mirrored)
+	plan.Service.Message = fmt.Sprintf("endpoints are mirrored from Endpoints %s/%s: %s, %s mirrored",
+		ep.Namespace, ep.Name, plural(d.subsets, "subset"), plural(d.mirrored, "address"))
 	if d.invalid > 0 {
 		plan.Warnings = append(plan.Warnings, reconcile.Warning{Reason: InvalidIPAddress, Object: "endpoints/" + ep.Name,
 			Message: fmt.Sprintf("Skipped %d invalid IP addresses when mirroring to EndpointSlices", d.invalid)})
@@ -141,6 +145,16 @@ func partition(plan *reconcile.Plan, svc *corev1.Service, slices []*discovery.En
 
 func sortByName(s []*discovery.EndpointSlice) {
 	sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+}
+
+func plural(n int, word string) string {
+	switch {
+	case n == 1:
+		return "1 " + word
+	case strings.HasSuffix(word, "s"):
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }

@@ -73,7 +73,7 @@ func testMirroring(t *testing.T, cp *controlplane.ControlPlane) {
 			}
 			if !skip {
 				ex := kubectl(t, cp, "slices", "explain", "svc/"+svc.Name, "-n", ns)
-				if want := "mirrored from Endpoints " + ns + "/" + svc.Name; !strings.Contains(ex.Stdout, want) || ex.Code != 0 {
+				if want := "mirrored from Endpoints " + ns + "/" + svc.Name + ": "; !strings.Contains(ex.Stdout, want) || ex.Code != 0 {
 					t.Fatalf("explain (exit %d) does not say %q:\n%s%s", ex.Code, want, ex.Stdout, ex.Stderr)
 				}
 			}
