@@ -202,7 +202,7 @@ func randomPod(r *rand.Rand, svc *corev1.Service, p int, big bool) *corev1.Pod {
 	pick := func(x float64) bool { return r.Float64() < x }
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-pod-%d", svc.Name, p),
 		UID: types.UID(fmt.Sprintf("%s-uid-%d", svc.Name, p)), Labels: map[string]string{"app": svc.Name}},
-		Spec: corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", p%3), Containers: []corev1.Container{{Name: "c"}}},
+		Spec:   corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", p%3), Containers: []corev1.Container{{Name: "c"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 	v4, v6 := fmt.Sprintf("10.1.%d.%d", p/250, p%250+1), fmt.Sprintf("fd00:1::%x", p+1)
 	switch k := r.Intn(10); {
