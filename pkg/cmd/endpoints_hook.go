@@ -26,7 +26,8 @@ import (
 // planService plans one Service's slices: a Service without a selector is
 // mirrored from its Endpoints object (pkg/mirror), any other is planned
 // from its Pods (pkg/reconcile). Both give a reconcile.Plan for the same
-// apply path and printers.
+// apply path and printers. Without an Endpoints object, a selectorless
+// Service's slices we mirrored earlier are deleted, as upstream does.
 func planService(ctx context.Context, client kubernetes.Interface, in reconcile.Input, pf PlanFlags) (*reconcile.Plan, error) {
 	svc := in.Service
 	if !mirror.Applies(svc) {
@@ -36,8 +37,14 @@ func planService(ctx context.Context, client kubernetes.Interface, in reconcile.
 	if err != nil {
 		return nil, err
 	}
-	return mirror.Compute(mirror.Input{Service: svc, Endpoints: ep, Slices: in.Slices},
+	plan, err := mirror.Compute(mirror.Input{Service: svc, Endpoints: ep, Slices: in.Slices},
 		mirror.Options{ManagedBy: pf.ManagedBy, MaxEndpointsPerSubset: mirror.DefaultMaxEndpointsPerSubset})
+	if err == nil && ep == nil && plan.InSync() {
+		// Nothing mirrored and nothing to clean up: the reconcile planner's
+		// verdict (NoSelector, ExternalName) says more.
+		return reconcile.Compute(in, pf.options(svc))
+	}
+	return plan, err
 }
 
 // getEndpoints reads the Endpoints object of a Service; nil when absent.
