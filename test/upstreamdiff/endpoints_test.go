@@ -96,20 +96,9 @@ func canonicalEndpoints(ep *corev1.Endpoints, managedBy string) string {
 		return ""
 	}
 	var b strings.Builder
-	var labels []string
-	for k, v := range ep.Labels {
-		if k == endpoints.LabelManagedBy {
-			if v != managedBy {
-				v = "WRONG:" + v
-			} else {
-				v = "<manager>"
-			}
-		}
-		labels = append(labels, k+"="+v)
-	}
-	sort.Strings(labels)
+	labels := labelsText(ep.Labels, endpoints.LabelManagedBy, managedBy)
 	_, trigger := ep.Annotations[corev1.EndpointsLastChangeTriggerTime]
-	fmt.Fprintf(&b, "labels %s\ntrigger-time %v over-capacity=%q\n", strings.Join(labels, ","), trigger, ep.Annotations[corev1.EndpointsOverCapacity])
+	fmt.Fprintf(&b, "labels %s\ntrigger-time %v over-capacity=%q\n", labels, trigger, ep.Annotations[corev1.EndpointsOverCapacity])
 	var lines []string
 	ready, notReady := 0, 0
 	for _, s := range ep.Subsets {
