@@ -141,3 +141,16 @@ func TestRepackNotReadyWinsAndGroupsPorts(t *testing.T) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
 	}
 }
+
+// A stale over-capacity annotation on an object that is no longer over
+// capacity is removed even when the addresses already match.
+func TestComputeRemovesStaleOverCapacity(t *testing.T) {
+	p, _ := Compute(Input{Service: svc(), Pods: []*corev1.Pod{pod(0, true)}}, opts())
+	live := p.Desired.DeepCopy()
+	live.ResourceVersion = "5"
+	live.Annotations[corev1.EndpointsOverCapacity] = Truncated
+	again, _ := Compute(Input{Service: svc(), Pods: []*corev1.Pod{pod(0, true)}, Live: live}, opts())
+	if _, ok := again.Desired.Annotations[corev1.EndpointsOverCapacity]; again.Action != Update || ok {
+		t.Fatalf("%s, annotations %v", again.Action, again.Desired.Annotations)
+	}
+}

@@ -183,3 +183,19 @@ func TestMirrorSkipDeletesOnlyMirroredSlices(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An Endpoints object deleted and recreated under the same name has a new
+// UID: the slices are rewritten with the new owner even if nothing else
+// changed, so garbage collection follows the live object.
+func TestMirrorRewritesSlicesOfAnotherOwner(t *testing.T) {
+	ep := endpointsObj(corev1.EndpointSubset{Addresses: addrs("10.0.0.1")})
+	in := Input{Service: selectorless(), Endpoints: ep}
+	plan, _ := Compute(in, opts())
+	in.Slices = applied(t, plan)
+	in.Endpoints = ep.DeepCopy()
+	in.Endpoints.UID = "recreated"
+	next, _ := Compute(in, opts())
+	if len(next.Update) != 1 || next.Update[0].OwnerReferences[0].UID != "recreated" {
+		t.Fatalf("want one update owned by the new object, got %+v", next)
+	}
+}
