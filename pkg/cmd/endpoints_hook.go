@@ -34,6 +34,16 @@ func planService(ctx context.Context, client kubernetes.Interface, in reconcile.
 		return reconcile.Compute(in, pf.options(svc))
 	}
 	ep, err := getEndpoints(ctx, client, svc.Namespace, svc.Name)
+	if apierrors.IsForbidden(err) {
+		// Not allowed to read Endpoints: plan as before mirroring existed,
+		// and say why nothing is mirrored.
+		plan, perr := reconcile.Compute(in, pf.options(svc))
+		if perr == nil {
+			plan.Warnings = append(plan.Warnings, reconcile.Warning{Reason: mirror.EndpointsUnreadable, Object: "endpoints/" + svc.Name,
+				Message: "cannot read the Service's Endpoints object (forbidden): its slices are not mirrored"})
+		}
+		return plan, perr
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -27,10 +27,21 @@
 //     longer wanted are deleted; a create and a delete of the same address
 //     type become one update.
 //
-// Deliberate differences, none about which endpoints exist: endpoints keep
-// the repacked order (upstream pops them from a map); a live slice is also
-// rewritten when its owner is not this Endpoints object (upstream only when
-// an Endpoints owner has another UID); updates carry the resourceVersion read.
+// Deliberate differences, none about which endpoints exist in a stable
+// state: endpoints keep the repacked order (upstream pops them from a map);
+// a live slice is also rewritten when its owner is not this Endpoints object
+// (upstream only when an Endpoints owner has another UID); updates carry the
+// resourceVersion read; labels are compared with the labels we would write
+// (upstream compares the Endpoints' labels with the slice's minus
+// service-name and managed-by, so an Endpoints carrying either label is
+// rewritten on every sync); creates and deletes are recycled per address
+// type without upstream's recycleSlices slip (it removes the recycled
+// create from its list by name, which new slices do not have yet, so with
+// two address types it can drop one create and retry another under a taken
+// name). One case stays hash-dependent upstream and fixed here: the same
+// port with appProtocol in two subsets is two ports to upstream (its map key
+// holds the pointer), and when the same address is ready in one and not
+// ready in the other, which readiness wins follows upstream's subset order.
 //
 // The package is pure: it imports only k8s.io/api, k8s.io/apimachinery, the
 // standard library and this project's pure planners, performs no I/O, reads

@@ -32,6 +32,8 @@ const (
 	// InvalidIPAddress and TooManyAddresses are upstream's event reasons.
 	InvalidIPAddress reconcile.Reason = "InvalidIPAddress"
 	TooManyAddresses reconcile.Reason = "TooManyAddressesToMirror"
+	// EndpointsUnreadable: the caller could not read the Endpoints object.
+	EndpointsUnreadable reconcile.Reason = "EndpointsUnreadable"
 )
 
 // Options tune a mirror plan.
