@@ -29,6 +29,10 @@ test: unit e2e
 
 unit: fuzz-short
 	$(GO) test ./... -count=1
+	@# Mirroring and legacy Endpoints against kube-controller-manager's own
+	@# controllers; a module of its own, so its dependencies never change
+	@# what the control plane is built from.
+	cd test/upstreamdiff && $(GO) test ./... -count=1
 
 ## fuzz-short: the planner's invariant fuzzer for 10 s (make fuzz FUZZTIME=5m for longer)
 FUZZTIME ?= 10s
@@ -70,8 +74,9 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	cd test && $(GO) vet ./...
-	$(GO) mod tidy && cd test && $(GO) mod tidy
-	@git diff --exit-code -- go.mod go.sum test/go.mod test/go.sum || { echo "go mod tidy changed go.mod/go.sum"; exit 1; }
+	cd test/upstreamdiff && $(GO) vet ./...
+	$(GO) mod tidy && cd test && $(GO) mod tidy && cd upstreamdiff && $(GO) mod tidy
+	@git diff --exit-code -- go.mod go.sum test/go.mod test/go.sum test/upstreamdiff/go.mod test/upstreamdiff/go.sum || { echo "go mod tidy changed go.mod/go.sum"; exit 1; }
 
 ## demo: a local control plane with a Service that has no endpoints, repaired by kubectl slices
 demo: build control-plane

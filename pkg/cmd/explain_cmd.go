@@ -136,7 +136,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := reconcile.Compute(in, o.Plan.options())
+	plan, err := o.plan(ctx, in)
 	if err != nil {
 		return err
 	}

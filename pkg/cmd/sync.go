@@ -47,6 +47,8 @@ type serviceRun struct {
 	Result apply.Result
 	// Held says why nothing was written (see holdWhereCurrent).
 	Held string
+	// Input is what Plan was made from (the Pods feed --with-endpoints).
+	Input reconcile.Input
 }
 
 // serviceWorkers bounds the Services synced at once by a one-shot run over
@@ -80,7 +82,7 @@ func runServices(ctx context.Context, client kubernetes.Interface, targets []res
 		}
 		src = c
 	}
-	opts := syncer.Options{Plan: pf.options(), Write: write, Retry: reader, Hold: hold}
+	opts := syncer.Options{Plan: pf.options(), Write: write, Retry: reader, Hold: hold, Planner: mirroringPlanner(client)}
 	var mu sync.Mutex
 	finished := 0
 	var g errgroup.Group
@@ -92,7 +94,7 @@ func runServices(ctx context.Context, client kubernetes.Interface, targets []res
 				run.Err = describe(t.Namespace, t.Name, t.Err)
 			} else {
 				out := syncer.Sync(ctx, src, client.DiscoveryV1(), t.Service, opts)
-				run.Plan, run.Result, run.Held = out.Plan, out.Result, out.Held
+				run.Plan, run.Result, run.Held, run.Input = out.Plan, out.Result, out.Held, out.Input
 				if out.Err != nil {
 					run.Err = describe(t.Namespace, t.Name, out.Err)
 				}

@@ -20,9 +20,11 @@ type SyncOptions struct {
 	Output       string
 	FieldManager string
 	Force        bool
-	Workers      int
-	WatchFlags   WatchFlags
-	args         []string
+	// WithEndpoints also writes each Service's legacy v1 Endpoints object.
+	WithEndpoints bool
+	Workers       int
+	WatchFlags    WatchFlags
+	args          []string
 }
 
 func addPlanFlags(cmd *cobra.Command, p *PlanFlags) {
@@ -79,6 +81,7 @@ back.
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
+	cmd.Flags().BoolVar(&o.WithEndpoints, "with-endpoints", false, "Also write each Service's v1 Endpoints object as kube-controller-manager's Endpoints controller would (only when absent or written by kubectl-slices)")
 	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
@@ -179,6 +182,15 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		summaryOut, style = o.ErrOut, errStyle
 	}
 	printers.Summary(summaryOut, style, outcomes)
+	if o.WithEndpoints && interruptedErr == nil {
+		// After the slices, each Service's legacy Endpoints object, from the
+		// Pods its slices were planned from.
+		epRuns := make([]endpointsRun, len(runs))
+		for i, run := range runs {
+			epRuns[i] = syncEndpoints(ctx, client, run, o.Plan.ManagedBy, *write)
+		}
+		runs = endpointsOutcome(summaryOut, o.ErrOut, style, errStyle, runs, epRuns, o.DryRun)
+	}
 	printers.Failures(o.ErrOut, errStyle, outcomes)
 	if o.Output != "" {
 		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {

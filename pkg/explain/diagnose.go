@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -24,6 +25,13 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 		return Diagnosis{Summary: "no EndpointSlices are expected: " + plan.Service.Message + "."}
 	case reconcile.ServiceNoSelector:
 		return Diagnosis{Summary: "no EndpointSlices are planned: " + plan.Service.Message + "; " + publishers(r.Managers) + "."}
+	case mirror.NoEndpoints, mirror.SkipMirror:
+		return Diagnosis{Summary: "no EndpointSlices are mirrored: " + plan.Service.Message + "; " + publishers(r.Managers) + "."}
+	case reconcile.ServiceMirrored:
+		if r.InSync {
+			return Diagnosis{Summary: "in sync: " + plan.Service.Message + "; " + publishers(r.Managers) + "."}
+		}
+		return Diagnosis{Summary: fmt.Sprintf("the mirrored slices are out of date (%s): %s; kube-controller-manager's EndpointSlice mirroring controller may be down, and kubectl slices sync mirrors them", countDrift(r.Drift), plan.Service.Message), Command: syncCmd}
 	}
 	// A ready Pod that lacks a target port is published but receives no
 	// traffic on that port: it does not count as a ready endpoint.

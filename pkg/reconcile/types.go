@@ -127,7 +127,7 @@ type ServiceDecision struct {
 
 // Planned reports whether slices are planned for the Service at all.
 func (d ServiceDecision) Planned() bool {
-	return d.Reason == ServicePlanned || d.Reason == ServiceTerminating
+	return d.Reason == ServicePlanned || d.Reason == ServiceTerminating || d.Reason == ServiceMirrored
 }
 
 // PodDecision says whether one Pod is an endpoint and why.

@@ -24,10 +24,17 @@ type Source interface {
 	Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error)
 }
 
+// Planner plans one Service from its inputs. reconcile.Compute is the
+// default; the command layer routes selector-less Services to the mirroring
+// planner through it.
+type Planner func(ctx context.Context, in reconcile.Input, opts reconcile.Options) (*reconcile.Plan, error)
+
 // Options tune Sync.
 type Options struct {
 	// Plan is handed to the planner; its TriggerTime is replaced by Trigger's.
 	Plan reconcile.Options
+	// Planner plans; nil means reconcile.Compute.
+	Planner Planner
 	// Write is nil to plan only (diff, explain).
 	Write *apply.Options
 	// Trigger computes the trigger time of a write; nil means LatestChange.
@@ -80,6 +87,12 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 	if trigger == nil {
 		trigger = LatestChange
 	}
+	plan := opts.Planner
+	if plan == nil {
+		plan = func(_ context.Context, in reconcile.Input, o reconcile.Options) (*reconcile.Plan, error) {
+			return reconcile.Compute(in, o)
+		}
+	}
 	out.Err = retry.OnError(backoff, func(err error) bool {
 		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
 	}, func() error {
@@ -102,7 +115,7 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		out.Input = in
 		po := opts.Plan
 		po.TriggerTime = trigger(out.Service, in.Pods)
-		if out.Plan, err = reconcile.Compute(in, po); err != nil {
+		if out.Plan, err = plan(ctx, in, po); err != nil {
 			return err
 		}
 		if opts.DeleteUnplanned && !out.Plan.Service.Planned() {

@@ -251,6 +251,16 @@ func (cp *ControlPlane) Kubectl() string { return filepath.Join(cp.BinDir, "kube
 // EndpointSlice controller: the upstream behaviour kubectl-slices is
 // compared with.
 func (cp *ControlPlane) StartControllerManager(ctx context.Context) error {
+	return cp.StartControllers(ctx, "endpointslice-controller")
+}
+
+// StartControllers runs kube-controller-manager with only the named
+// controllers (e.g. "endpointslice-mirroring-controller",
+// "endpoints-controller"). One runs at a time: StopControllerManager first.
+func (cp *ControlPlane) StartControllers(ctx context.Context, controllers ...string) error {
+	if cp.kcm != nil && !cp.kcm.exited() {
+		return errors.New("kube-controller-manager is already running")
+	}
 	kc := filepath.Join(cp.Dir, "kcm.kubeconfig")
 	cfg := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster: {server: %q, insecure-skip-tls-verify: true}\n"+
 		"users:\n- name: kcm\n  user: {token: %q}\ncontexts:\n- name: kcm\n  context: {cluster: local, user: kcm}\ncurrent-context: kcm\n",
@@ -263,7 +273,7 @@ func (cp *ControlPlane) StartControllerManager(ctx context.Context) error {
 		return err
 	}
 	cp.kcm, err = startProcess(cp.Dir, "kube-controller-manager", filepath.Join(cp.BinDir, "kube-controller-manager"),
-		"--kubeconfig", kc, "--controllers", "endpointslice-controller", "--leader-elect=false",
+		"--kubeconfig", kc, "--controllers", strings.Join(controllers, ","), "--leader-elect=false",
 		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 		"--use-service-account-credentials=false", "--v=1")
 	if err != nil {
@@ -274,6 +284,11 @@ func (cp *ControlPlane) StartControllerManager(ctx context.Context) error {
 		return fmt.Errorf("kube-controller-manager exited:\n%s", tail(cp.kcm.log.Name(), 2000))
 	}
 	return nil
+}
+
+// StopControllerManager stops kube-controller-manager, as an outage would.
+func (cp *ControlPlane) StopControllerManager() {
+	cp.kcm.stop(5 * time.Second)
 }
 
 // Stop ends every process the control plane started and removes its
