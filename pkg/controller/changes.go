@@ -34,14 +34,14 @@ func Changes(in reconcile.Input, plan *reconcile.Plan) []string {
 			out = append(out, "pod "+pod+" added"+state(a))
 		case !inAfter:
 			out = append(out, "pod "+pod+" removed")
+		case cond(b.Conditions.Terminating) != cond(a.Conditions.Terminating):
+			out = append(out, "pod "+pod+" terminating")
 		case cond(b.Conditions.Ready) != cond(a.Conditions.Ready):
 			if cond(a.Conditions.Ready) {
 				out = append(out, "pod "+pod+" ready")
 			} else {
 				out = append(out, "pod "+pod+" not ready")
 			}
-		case cond(b.Conditions.Terminating) != cond(a.Conditions.Terminating):
-			out = append(out, "pod "+pod+" terminating")
 		case str(b.Zone) != str(a.Zone):
 			out = append(out, fmt.Sprintf("pod %s zone %s→%s", pod, orDash(str(b.Zone)), orDash(str(a.Zone))))
 		case str(b.NodeName) != str(a.NodeName) || strings.Join(b.Addresses, ",") != strings.Join(a.Addresses, ","):

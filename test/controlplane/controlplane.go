@@ -54,6 +54,7 @@ type ControlPlane struct {
 	adminToken string
 	etcd       *process
 	apiserver  *process
+	apiArgs    []string
 	kcm        *process
 }
 
@@ -110,8 +111,7 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		return err
 	}
 	cp.URL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"),
-		"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+	cp.apiArgs = []string{"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(apiPort), "--cert-dir", filepath.Join(cp.Dir, "certs"),
 		"--token-auth-file", secrets.tokens, "--authorization-mode", "RBAC",
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
@@ -119,7 +119,8 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		"--api-audiences", "https://kubernetes.default.svc.cluster.local",
 		// Dual-stack, so the fidelity suite can cover IPv6 and dual-stack Services.
 		"--service-cluster-ip-range", "10.96.0.0/16,fd00:10:96::/112",
-		"--enable-priority-and-fairness=false", "--profiling=false", "--v=1")
+		"--enable-priority-and-fairness=false", "--profiling=false", "--v=1"}
+	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
 	if err != nil {
 		return err
 	}
@@ -274,6 +275,23 @@ func (cp *ControlPlane) StartControllerManager(ctx context.Context) error {
 		return fmt.Errorf("kube-controller-manager exited:\n%s", tail(cp.kcm.log.Name(), 2000))
 	}
 	return nil
+}
+
+// StopAPIServer kills kube-apiserver (etcd keeps running), as a crash
+// would: clients see their connections drop and then refused.
+func (cp *ControlPlane) StopAPIServer() {
+	cp.apiserver.stop(0)
+}
+
+// StartAPIServer starts kube-apiserver again on the same port, with the same
+// etcd and credentials, and waits until it is ready.
+func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
+	var err error
+	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver-restarted", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
+	if err != nil {
+		return err
+	}
+	return cp.waitReady(ctx)
 }
 
 // Stop ends every process the control plane started and removes its
