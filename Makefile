@@ -6,7 +6,7 @@ LDFLAGS := -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Version=$(VERSION
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build test unit fuzz fuzz-short e2e bench bench-e2e lint demo control-plane clean
+.PHONY: all build test unit fuzz fuzz-short e2e bench bench-e2e bench-cache bench-watch lint demo control-plane clean
 
 all: build
 
@@ -40,6 +40,14 @@ bench:
 ## bench-e2e: sync of a 5,000-Pod Service on the real API server, ours vs upstream
 bench-e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkSync -benchtime 3x -timeout 30m
+
+## bench-cache: sync --all -A over 500 Services x 10 Pods in 20 namespaces, beside kube-controller-manager
+bench-cache: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkSyncAllNamespaces -benchtime 1x -timeout 30m
+
+## bench-watch: sync --watch latency and memory beside kube-controller-manager on a 20,000-Pod Service
+bench-watch: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkWatch -benchtime 1x -timeout 60m
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -79,6 +79,7 @@ when the controller is down, stuck or misconfigured.
 func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
 	c.QPS, c.Burst = o.QPS, o.Burst
 	c.UserAgent = fmt.Sprintf("kubectl-slices/%s", Version)
+	c.Wrap(countRequests)
 	return c
 }
 

@@ -294,6 +294,48 @@ func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
 	return cp.waitReady(ctx)
 }
 
+// SideAPIServer starts a second kube-apiserver on another port, on the same
+// etcd, and returns an admin client for it and a function that stops it:
+// the way to change the cluster while the main API server is down.
+func (cp *ControlPlane) SideAPIServer(ctx context.Context) (kubernetes.Interface, func(), error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
+	args := append([]string(nil), cp.apiArgs...)
+	for i := range args {
+		if args[i] == "--secure-port" {
+			args[i+1] = strconv.Itoa(port)
+		}
+	}
+	p, err := startProcess(cp.Dir, "kube-apiserver-side", filepath.Join(cp.BinDir, "kube-apiserver"), args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	stop := func() { p.stop(5 * time.Second) }
+	side := &ControlPlane{URL: fmt.Sprintf("https://127.0.0.1:%d", port), adminToken: cp.adminToken, etcd: cp.etcd, apiserver: p}
+	if err := side.waitReady(ctx); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	cfg := rest.CopyConfig(cp.AdminConfig)
+	cfg.Host = side.URL
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return client, stop, nil
+}
+
+// ControllerManagerPID is kube-controller-manager's process id, 0 if none.
+func (cp *ControlPlane) ControllerManagerPID() int {
+	if cp.kcm == nil || cp.kcm.cmd.Process == nil {
+		return 0
+	}
+	return cp.kcm.cmd.Process.Pid
+}
+
 // Stop ends every process the control plane started and removes its
 // directory if Start created it.
 func (cp *ControlPlane) Stop() {

@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
+)
+
+const (
+	watchBenchPods  = 20000
+	watchBenchFlips = 120
+)
+
+// readyView follows, through a watch, the ready state each manager's slices
+// publish per address, and wakes waiters on every event.
+type readyView struct {
+	mu     sync.Mutex
+	slices map[string]map[string]bool // slice name → address → ready
+	owner  map[string]string          // slice name → managed-by
+	cond   *sync.Cond
+}
+
+func newReadyView() *readyView {
+	v := &readyView{slices: map[string]map[string]bool{}, owner: map[string]string{}}
+	v.cond = sync.NewCond(&v.mu)
+	return v
+}
+
+func (v *readyView) apply(ev watch.Event) {
+	s, ok := ev.Object.(*discovery.EndpointSlice)
+	if !ok {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if ev.Type == watch.Deleted {
+		delete(v.slices, s.Name)
+	} else {
+		m := make(map[string]bool, len(s.Endpoints))
+		for _, e := range s.Endpoints {
+			for _, a := range e.Addresses {
+				m[a] = e.Conditions.Ready != nil && *e.Conditions.Ready
+			}
+		}
+		v.slices[s.Name], v.owner[s.Name] = m, s.Labels[discovery.LabelManagedBy]
+	}
+	v.cond.Broadcast()
+}
+
+// state: does managedBy publish addr with that readiness? Caller holds mu.
+func (v *readyView) has(managedBy, addr string, ready bool) bool {
+	for name, m := range v.slices {
+		if v.owner[name] != managedBy {
+			continue
+		}
+		if r, ok := m[addr]; ok && r == ready {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *readyView) count(managedBy string) (ready int) {
+	for name, m := range v.slices {
+		if v.owner[name] == managedBy {
+			for _, r := range m {
+				if r {
+					ready++
+				}
+			}
+		}
+	}
+	return ready
+}
+
+// waitAll waits until both managers publish addr with that readiness and
+// returns when each was first seen so.
+func (v *readyView) waitAll(addr string, ready bool, timeout time.Duration) (map[string]time.Time, error) {
+	seen := map[string]time.Time{}
+	deadline := time.Now().Add(timeout)
+	go func() { time.Sleep(timeout); v.mu.Lock(); v.cond.Broadcast(); v.mu.Unlock() }()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for {
+		for _, m := range []string{oursLabel, controllerLabel} {
+			if _, ok := seen[m]; !ok && v.has(m, addr, ready) {
+				seen[m] = time.Now()
+			}
+		}
+		if len(seen) == 2 {
+			return seen, nil
+		}
+		if time.Now().After(deadline) {
+			return seen, fmt.Errorf("%s ready=%v not published by both managers within %v", addr, ready, timeout)
+		}
+		v.cond.Wait()
+	}
+}
+
+func rssKiB(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			n, _ := strconv.Atoi(strings.Fields(line)[1])
+			return n
+		}
+	}
+	return -1
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// BenchmarkWatchLatency: a 20,000-Pod Service with kube-controller-manager
+// (only its EndpointSlice controller, default flags) and `sync --watch -A`
+// both running; Pod readiness is flipped 120 times, one at a time, and the
+// time from the status write to each manager's slice update, seen through a
+// watch, is measured; then the resident memory of both processes. Run with
+// -benchtime 1x (make bench-watch).
+func BenchmarkWatchLatency(b *testing.B) {
+	cp := startBenchCluster(b)
+	ctx := context.Background()
+	ns := "huge"
+	if err := cp.Namespace(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	mustService(b, cp, service(ns, "huge"))
+	start := time.Now()
+	var specs []controlplane.PodSpec
+	for i := range watchBenchPods {
+		specs = append(specs, podSpec("huge", i, 70))
+	}
+	if err := cp.Pods(ctx, ns, specs, 16); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("seeded %d Pods in %v", watchBenchPods, time.Since(start).Round(time.Second))
+
+	view := newReadyView()
+	wi, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer wi.Stop()
+	go func() {
+		for ev := range wi.ResultChan() {
+			view.apply(ev)
+		}
+	}()
+	if err := cp.StartControllerManager(ctx); err != nil {
+		b.Fatal(err)
+	}
+	w := startWatch(b, cp, cp.Kubeconfig, "sync", "--all", "-A", "--watch", "--summary-interval=0")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		view.mu.Lock()
+		o, k := view.count(oursLabel), view.count(controllerLabel)
+		view.mu.Unlock()
+		if o == watchBenchPods && k == watchBenchPods {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("not converged: ours %d, controller %d ready endpoints", o, k)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	b.Logf("both converged %v after the controller manager and the watch started", time.Since(start).Round(time.Second))
+
+	for b.Loop() {
+		lat := map[string][]time.Duration{}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range watchBenchFlips {
+			idx := rng.IntN(watchBenchPods)
+			spec := specs[idx]
+			ready := i%2 == 1 // first flips to not ready, then back
+			if !ready {
+				specs[idx].Ready = false
+			}
+			t0 := time.Now()
+			if err := cp.SetPodReady(ctx, ns, spec.Name, ready); err != nil {
+				b.Fatal(err)
+			}
+			seen, err := view.waitAll(spec.IPs[0], ready, 30*time.Second)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for m, at := range seen {
+				lat[m] = append(lat[m], at.Sub(t0))
+			}
+			if !ready {
+				// Put it back so that the next flip starts from all ready.
+				t1 := time.Now()
+				if err := cp.SetPodReady(ctx, ns, spec.Name, true); err != nil {
+					b.Fatal(err)
+				}
+				seen, err := view.waitAll(spec.IPs[0], true, 30*time.Second)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for m, at := range seen {
+					lat[m] = append(lat[m], at.Sub(t1))
+				}
+			}
+		}
+		for _, m := range []struct{ label, name string }{{oursLabel, "ours"}, {controllerLabel, "kcm"}} {
+			d := lat[m.label]
+			b.Logf("%s: %d flips, p50 %v, p99 %v, max %v", m.name, len(d), percentile(d, 0.5).Round(time.Millisecond),
+				percentile(d, 0.99).Round(time.Millisecond), percentile(d, 1).Round(time.Millisecond))
+			b.ReportMetric(float64(percentile(d, 0.5).Microseconds())/1000, m.name+"-p50-ms")
+			b.ReportMetric(float64(percentile(d, 0.99).Microseconds())/1000, m.name+"-p99-ms")
+		}
+	}
+	oursRSS, kcmRSS := rssKiB(w.cmd.Process.Pid), rssKiB(cp.ControllerManagerPID())
+	b.Logf("resident memory with %d Pods cached: ours %d MiB, kube-controller-manager %d MiB", watchBenchPods, oursRSS/1024, kcmRSS/1024)
+	b.ReportMetric(float64(oursRSS)/1024, "ours-rss-MiB")
+	b.ReportMetric(float64(kcmRSS)/1024, "kcm-rss-MiB")
+	w.stop(b, 15)
+}
