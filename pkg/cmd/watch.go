@@ -49,7 +49,8 @@ func (o *SyncOptions) validateWatch() error {
 // Targets are the same as one-shot sync's, kept as a filter: names in the
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
-	client, err := o.Clientset()
+	report := controller.NewReporter(o.Out, o.Output == "json")
+	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		BatchPeriod:     o.WatchFlags.BatchPeriod,
 		Workers:         o.WatchFlags.Workers,
 		SummaryInterval: o.WatchFlags.SummaryInterval,
-		Report:          controller.NewReporter(o.Out, o.Output == "json"),
+		Report:          report,
 	}
 	if o.AllNamespaces {
 		opts.Namespace = metav1.NamespaceAll

@@ -80,9 +80,9 @@ func TestWatchSurvivesAPIServerRestart(t *testing.T) {
 	if code != 0 || took > 5*time.Second {
 		t.Fatalf("exit %d after %v", code, took)
 	}
-	for _, res := range []string{"pods", "services", "endpointslices"} {
-		if n := strings.Count(out, "lost the watch of "+res+" "); n != 1 {
-			t.Errorf("lost the watch of %s said %d times, want once", res, n)
+	for _, line := range []string{"lost the connection to the API server", "reconnected to the API server"} {
+		if n := strings.Count(out, line); n != 1 {
+			t.Errorf("%q said %d times, want once", line, n)
 		}
 	}
 }
