@@ -208,11 +208,15 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	svc, err := c.cache.Service(ctx, ns, name)
-	if apierrors.IsNotFound(err) || (err == nil && !c.selected(svc)) {
+	switch {
+	case apierrors.IsNotFound(err):
 		return c.removeAll(ctx, key, ns, name)
-	}
-	if err != nil {
+	case err != nil:
 		return err
+	case !c.selected(svc):
+		// It stopped matching -l: what was written stays, as a one-shot
+		// sync would have left it.
+		return nil
 	}
 	// One trigger time per sync, however many attempts it takes.
 	var trig *time.Time
@@ -236,15 +240,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return out.Err
 }
 
-// removeAll deletes our slices of a Service that is gone or no longer
-// selected... only when it is gone: a Service that merely stops matching -l
-// keeps what was written, as a one-shot sync would have left it.
+// removeAll deletes our slices of a Service that is gone.
 func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error {
-	if _, err := c.cache.Service(ctx, ns, name); err == nil {
-		return nil
+	mine := ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy)
+	if c.slices.Stale(key, mine) {
+		return errStale // a slice we just created may not be in the cache yet
 	}
 	c.trigger.Forget(ns, name)
-	mine := ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy)
 	res, err := syncer.DeleteAll(ctx, c.client.DiscoveryV1(), ns, mine, c.opts.Write)
 	c.record(res)
 	if res.Writes() > 0 {

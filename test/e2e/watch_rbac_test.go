@@ -78,6 +78,13 @@ func TestWatchNamespaceRole(t *testing.T) {
 		t.Fatal("the namespace user can list Nodes; the test proves nothing")
 	}
 
+	// A user without the rights gets one line naming what is missing
+	// instead of informers retrying forever.
+	r = slices(t, "sync", "--all", "-n", ns, "--watch", "--context", controlplane.LimitedContext).mustCode(t, 4)
+	if !strings.Contains(r.Stderr, "forbidden: cannot list services") {
+		t.Errorf("without rights: %q", r.Stderr)
+	}
+
 	w := startWatch(t, shared, kubeconfig, "sync", "--all", "--watch", "--summary-interval=0")
 	within(t, "first sync", 10*time.Second, func() bool { return endpointState(t, shared, ns, "web") == want.String() })
 	if err := shared.SetPodReady(ctx, ns, "web-0", false); err != nil {
