@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,6 +51,11 @@ func (o *SyncOptions) validateWatch() error {
 // Targets are the same as one-shot sync's, kept as a filter: names in the
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
+	// main tunes the GC for a short-lived run (collect rarely, up to 2 GiB);
+	// a long-running cache should hold little more than it keeps.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(100)
+	}
 	report := controller.NewReporter(o.Out, o.Output == "json")
 	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -110,6 +111,10 @@ func (c *Controller) Run(ctx context.Context) error {
 			return nil // interrupted before the caches filled: nothing written
 		}
 	}
+	// The initial lists decoded every object in full before the transform
+	// slimmed it: give that memory back to the OS now rather than keep it
+	// resident for the life of the process.
+	debug.FreeOSMemory()
 	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
 	var wg sync.WaitGroup
 	for range c.opts.Workers {

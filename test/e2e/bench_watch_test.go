@@ -13,8 +13,8 @@ import (
 	"time"
 
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
@@ -39,14 +39,17 @@ func newReadyView() *readyView {
 	return v
 }
 
-func (v *readyView) apply(ev watch.Event) {
-	s, ok := ev.Object.(*discovery.EndpointSlice)
+func (v *readyView) apply(obj any, deleted bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	s, ok := obj.(*discovery.EndpointSlice)
 	if !ok {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if ev.Type == watch.Deleted {
+	if deleted {
 		delete(v.slices, s.Name)
 	} else {
 		m := make(map[string]bool, len(s.Endpoints))
@@ -154,17 +157,22 @@ func BenchmarkWatchLatency(b *testing.B) {
 	}
 	b.Logf("seeded %d Pods in %v", watchBenchPods, time.Since(start).Round(time.Second))
 
+	// An informer, not a bare watch: a watch the server closes under an
+	// event flood would silently stop the view; an informer relists.
 	view := newReadyView()
-	wi, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Watch(ctx, metav1.ListOptions{})
-	if err != nil {
+	factory := informers.NewSharedInformerFactoryWithOptions(cp.Admin, 0, informers.WithNamespace(ns))
+	inf := factory.Discovery().V1().EndpointSlices().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { view.apply(o, false) },
+		UpdateFunc: func(_, o any) { view.apply(o, false) },
+		DeleteFunc: func(o any) { view.apply(o, true) },
+	}); err != nil {
 		b.Fatal(err)
 	}
-	defer wi.Stop()
-	go func() {
-		for ev := range wi.ResultChan() {
-			view.apply(ev)
-		}
-	}()
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
 	if err := cp.StartControllerManager(ctx); err != nil {
 		b.Fatal(err)
 	}
