@@ -52,9 +52,11 @@ func (o *SyncOptions) validateWatch() error {
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
 	// main tunes the GC for a short-lived run (collect rarely, up to 2 GiB);
-	// a long-running cache should hold little more than it keeps.
+	// a long-running cache should hold little more than it keeps: GOGC=50
+	// lets the heap grow half its live size between collections (make
+	// bench-watch: 20,000 Pods cached; GOGC=100 measured 244 MiB resident).
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(100)
+		debug.SetGCPercent(50)
 	}
 	report := controller.NewReporter(o.Out, o.Output == "json")
 	client, err := o.clientsetWrapped(report.WrapTransport)

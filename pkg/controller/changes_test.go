@@ -29,12 +29,12 @@ func TestChanges(t *testing.T) {
 		ep("c", "10.0.0.3", true, false, "z1"), ep("d", "10.0.0.4", true, false, "z1"))
 	after := ourSlice("web-a", ep("a", "10.0.0.1", false, false, "z1"), ep("b", "10.0.0.2", false, true, "z1"),
 		ep("d", "10.0.0.4", true, false, "z2"), ep("e", "10.0.0.5", false, false, "z1"))
-	got := Changes(reconcile.Input{Slices: []*discovery.EndpointSlice{live}}, &reconcile.Plan{Update: []*discovery.EndpointSlice{after}})
+	got := changes([]*discovery.EndpointSlice{live}, []*discovery.EndpointSlice{after})
 	want := []string{"pod a not ready", "pod b terminating", "pod c removed", "pod d zone z1→z2", "pod e added (not ready)"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	same := Changes(reconcile.Input{Slices: []*discovery.EndpointSlice{live}}, &reconcile.Plan{Update: []*discovery.EndpointSlice{live}})
+	same := changes([]*discovery.EndpointSlice{live}, []*discovery.EndpointSlice{live})
 	if !reflect.DeepEqual(same, []string{"slices repaired"}) {
 		t.Errorf("no endpoint change: %q", same)
 	}

@@ -237,7 +237,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	})
 	c.record(out.Result)
 	if out.Result.Writes() > 0 {
-		c.report.Write(key, out.Input, out.Plan, out.Result)
+		c.report.Write(key, out.Plan, out.Result)
 	}
 	if out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)

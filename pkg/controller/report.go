@@ -72,9 +72,9 @@ func (r *Reporter) Notice(service, msg string) {
 }
 
 // Write reports the writes of one sync and the Pod changes behind them.
-func (r *Reporter) Write(service string, in reconcile.Input, plan *reconcile.Plan, res apply.Result) {
+func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result) {
 	r.count(res)
-	reasons := shorten(Changes(in, plan), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
+	reasons := shorten(Changes(plan), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
 	r.mu.Lock()
 	delete(r.lastErr, service)
 	r.mu.Unlock()
