@@ -127,6 +127,18 @@ func rssKiB(pid int) int {
 	return -1
 }
 
+// cpuTime is a process's user+system CPU time so far.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b)[strings.LastIndex(string(b), ")")+2:])
+	ut, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
 func percentile(d []time.Duration, p float64) time.Duration {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -176,7 +188,11 @@ func BenchmarkWatchLatency(b *testing.B) {
 	if err := cp.StartControllerManager(ctx); err != nil {
 		b.Fatal(err)
 	}
-	w := startWatch(b, cp, cp.Kubeconfig, "sync", "--all", "-A", "--watch", "--summary-interval=0")
+	args := []string{"sync", "--all", "-A", "--watch", "--summary-interval=0"}
+	if out := os.Getenv("BENCH_WATCH_PROFILE"); out != "" {
+		args = append(args, "--profile=cpu", "--profile-output="+out)
+	}
+	w := startWatch(b, cp, cp.Kubeconfig, args...)
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		view.mu.Lock()
@@ -209,6 +225,7 @@ func BenchmarkWatchLatency(b *testing.B) {
 				lat[m] = append(lat[m], at.Sub(t0))
 			}
 		}
+		oursCPU, kcmCPU := cpuTime(w.cmd.Process.Pid), cpuTime(cp.ControllerManagerPID())
 		rng := rand.New(rand.NewPCG(1, 2))
 		for range watchBenchFlips / 2 {
 			// Not ready, then ready again, so every flip starts from all
@@ -217,6 +234,10 @@ func BenchmarkWatchLatency(b *testing.B) {
 			flip(spec, false)
 			flip(spec, true)
 		}
+		oursCPU, kcmCPU = cpuTime(w.cmd.Process.Pid)-oursCPU, cpuTime(cp.ControllerManagerPID())-kcmCPU
+		b.Logf("CPU per flip: ours %v, kube-controller-manager %v", (oursCPU / watchBenchFlips).Round(time.Millisecond), (kcmCPU / watchBenchFlips).Round(time.Millisecond))
+		b.ReportMetric(float64(oursCPU.Milliseconds())/watchBenchFlips, "ours-cpu-ms/flip")
+		b.ReportMetric(float64(kcmCPU.Milliseconds())/watchBenchFlips, "kcm-cpu-ms/flip")
 		for _, m := range []struct{ label, name string }{{oursLabel, "ours"}, {controllerLabel, "kcm"}} {
 			d := lat[m.label]
 			b.Logf("%s: %d flips, p50 %v, p99 %v, max %v", m.name, len(d), percentile(d, 0.5).Round(time.Millisecond),
