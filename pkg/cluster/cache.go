@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -238,6 +240,11 @@ func (c *Cache) PodsMatching(namespace string, sel labels.Selector) []*corev1.Po
 			out = append(out, p)
 		}
 	}
+	// The store hands Pods out in map order; the planner sorts them stably
+	// by name, which on 20,000 shuffled Pods cost about 50 ms a sync in the
+	// watch benchmark's profile, and almost nothing on input sorted first
+	// with pdqsort (names are unique within a namespace).
+	slices.SortFunc(out, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
