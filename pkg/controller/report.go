@@ -23,7 +23,7 @@ type Reporter struct {
 	json bool
 	now  func() time.Time
 
-	writes, created, updated, deleted, errors, stale atomic.Int64
+	syncs, writes, created, updated, deleted, errors, stale atomic.Int64
 	lastErr                                          map[string]string
 	lostAt                                           time.Time // when the connection was lost; zero while up
 }
@@ -44,6 +44,7 @@ type Event struct {
 	Reasons []string `json:"reasons,omitempty"`
 	Message string   `json:"message,omitempty"`
 	// Summary fields.
+	Syncs  int64 `json:"syncs,omitempty"`
 	Writes int64 `json:"writes,omitempty"`
 	Errors int64 `json:"errors,omitempty"`
 	Stale  int64 `json:"staleRetries,omitempty"`
@@ -112,10 +113,10 @@ func (r *Reporter) Error(service string, err error) {
 
 // Summary prints the running totals.
 func (r *Reporter) Summary(queue int) {
-	e := Event{Type: "summary", Writes: r.writes.Load(), Errors: r.errors.Load(), Stale: r.stale.Load(), Queue: queue,
+	e := Event{Type: "summary", Syncs: r.syncs.Load(), Writes: r.writes.Load(), Errors: r.errors.Load(), Stale: r.stale.Load(), Queue: queue,
 		Created: int(r.created.Load()), Updated: int(r.updated.Load()), Deleted: int(r.deleted.Load())}
-	r.emit(e, fmt.Sprintf("summary: %d writes (%d created, %d updated, %d deleted), %d failed syncs, %d waits for the cache, %d Services queued",
-		e.Writes, e.Created, e.Updated, e.Deleted, e.Errors, e.Stale, queue))
+	r.emit(e, fmt.Sprintf("summary: %d syncs, %d writes (%d created, %d updated, %d deleted), %d failed syncs, %d waits for the cache, %d Services queued",
+		e.Syncs, e.Writes, e.Created, e.Updated, e.Deleted, e.Errors, e.Stale, queue))
 }
 
 // WrapTransport watches the client's requests for the connection to the API
