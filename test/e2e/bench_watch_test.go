@@ -251,4 +251,9 @@ func BenchmarkWatchLatency(b *testing.B) {
 	b.ReportMetric(float64(oursRSS)/1024, "ours-rss-MiB")
 	b.ReportMetric(float64(kcmRSS)/1024, "kcm-rss-MiB")
 	w.stop(b, 15)
+	for _, line := range strings.Split(w.output(), "\n") {
+		if strings.Contains(line, "summary:") {
+			b.Logf("ours: %s", line)
+		}
+	}
 }
