@@ -24,8 +24,8 @@ type Reporter struct {
 	now  func() time.Time
 
 	syncs, writes, created, updated, deleted, errors, stale atomic.Int64
-	lastErr                                          map[string]string
-	lostAt                                           time.Time // when the connection was lost; zero while up
+	lastErr                                                 map[string]string
+	lostAt                                                  time.Time // when the connection was lost; zero while up
 }
 
 // NewReporter prints to out, as JSON lines when asJSON.
