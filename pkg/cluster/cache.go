@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -111,6 +114,10 @@ func (c *Cache) AddService(svc *corev1.Service) {
 // stores. Nodes are watched only when RBAC allows listing and watching them,
 // asked with one SelfSubjectAccessReview each; otherwise NodesUnreadable.
 func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerFactory) (map[string]cache.SharedIndexInformer, error) {
+	// Informers retry a forbidden list forever; say what is missing instead.
+	if err := c.mayWatch(ctx); err != nil {
+		return nil, err
+	}
 	out := map[string]cache.SharedIndexInformer{
 		"services":       factory.Core().V1().Services().Informer(),
 		"pods":           factory.Core().V1().Pods().Informer(),
@@ -136,17 +143,56 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 
 func (c *Cache) canWatchNodes(ctx context.Context) (bool, error) {
 	for _, verb := range []string{"list", "watch"} {
-		r, err := c.client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Resource: "nodes"}},
-		}, metav1.CreateOptions{})
-		if err != nil {
-			return false, fmt.Errorf("ask whether nodes may be read: %w", err)
-		}
-		if !r.Status.Allowed {
-			return false, nil
+		ok, err := c.allowed(ctx, verb, "", "nodes")
+		if !ok || err != nil {
+			return false, err
 		}
 	}
 	return true, nil
+}
+
+// mayWatch checks the rights keeping slices current needs, in the cache's
+// namespace (or all), and returns a Forbidden error naming the first one
+// missing.
+func (c *Cache) mayWatch(ctx context.Context) error {
+	need := []struct {
+		group, resource string
+		verbs           []string
+	}{
+		{"", "services", []string{"list", "watch"}},
+		{"", "pods", []string{"list", "watch"}},
+		{discovery.GroupName, "endpointslices", []string{"list", "watch", "create", "update", "delete"}},
+	}
+	for _, n := range need {
+		for _, verb := range n.verbs {
+			ok, err := c.allowed(ctx, verb, n.group, n.resource)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return apierrors.NewForbidden(schema.GroupResource{Group: n.group, Resource: n.resource}, "",
+					fmt.Errorf("cannot %s %s", verb, n.resource))
+			}
+		}
+	}
+	return nil
+}
+
+// allowed asks the API server, with a SelfSubjectAccessReview, whether the
+// user may do verb on a resource in the cache's namespace.
+func (c *Cache) allowed(ctx context.Context, verb, group, resource string) (bool, error) {
+	ns := c.namespace
+	if resource == "nodes" {
+		ns = ""
+	}
+	r, err := c.client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: ns, Verb: verb, Group: group, Resource: resource}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("ask whether %s may be %sed: %w", resource, verb, err)
+	}
+	return r.Status.Allowed, nil
 }
 
 // Service returns a cached Service, or a NotFound API error.
@@ -194,6 +240,11 @@ func (c *Cache) PodsMatching(namespace string, sel labels.Selector) []*corev1.Po
 			out = append(out, p)
 		}
 	}
+	// The store hands Pods out in map order; the planner sorts them stably
+	// by name, which on 20,000 shuffled Pods cost about 50 ms a sync in the
+	// watch benchmark's profile, and almost nothing on input sorted first
+	// with pdqsort (names are unique within a namespace).
+	slices.SortFunc(out, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -50,6 +50,7 @@ code is 0 when nothing would change, 1 when something would, and greater than 1 
 
 // Run prints the diffs; errors take precedence over changes in the exit code.
 func (o *DiffOptions) Run(ctx context.Context) error {
+	defer reportRequests(o.ErrOut)
 	client, targets, err := o.connect(ctx, o.Targets, o.args)
 	if err != nil {
 		return err

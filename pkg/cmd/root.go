@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
 )
 
@@ -89,16 +90,25 @@ Slices written by any other manager are never modified or deleted.
 func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
 	c.QPS, c.Burst = o.QPS, o.Burst
 	c.UserAgent = fmt.Sprintf("kubectl-slices/%s", Version)
+	c.Wrap(countRequests)
 	return c
 }
 
 // Clientset returns a typed client speaking protobuf.
 func (o *RootOptions) Clientset() (kubernetes.Interface, error) {
+	return o.clientsetWrapped(nil)
+}
+
+// clientsetWrapped is Clientset with wrap (if not nil) around its transport.
+func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.Interface, error) {
 	c, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, usageError("cannot load kubeconfig: %v", err)
 	}
 	c = rest.CopyConfig(c)
+	if wrap != nil {
+		c.Wrap(wrap)
+	}
 	c.ContentType = "application/vnd.kubernetes.protobuf"
 	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	return kubernetes.NewForConfig(c)

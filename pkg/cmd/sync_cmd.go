@@ -119,6 +119,7 @@ func (o *SyncOptions) Validate() error {
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
+	defer reportRequests(o.ErrOut)
 	if o.WatchFlags.Watch {
 		return o.runWatch(ctx)
 	}

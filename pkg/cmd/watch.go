@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +51,15 @@ func (o *SyncOptions) validateWatch() error {
 // Targets are the same as one-shot sync's, kept as a filter: names in the
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
-	client, err := o.Clientset()
+	// main tunes the GC for a short-lived run (collect rarely, up to 2 GiB);
+	// a long-running cache should hold little more than it keeps: GOGC=50
+	// lets the heap grow half its live size between collections (make
+	// bench-watch: 20,000 Pods cached; GOGC=100 measured 244 MiB resident).
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(50)
+	}
+	report := controller.NewReporter(o.Out, o.Output == "json")
+	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {
 		return err
 	}
@@ -65,7 +75,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		BatchPeriod:     o.WatchFlags.BatchPeriod,
 		Workers:         o.WatchFlags.Workers,
 		SummaryInterval: o.WatchFlags.SummaryInterval,
-		Report:          controller.NewReporter(o.Out, o.Output == "json"),
+		Report:          report,
 	}
 	if o.AllNamespaces {
 		opts.Namespace = metav1.NamespaceAll

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -110,6 +111,10 @@ func (c *Controller) Run(ctx context.Context) error {
 			return nil // interrupted before the caches filled: nothing written
 		}
 	}
+	// The initial lists decoded every object in full before the transform
+	// slimmed it: give that memory back to the OS now rather than keep it
+	// resident for the life of the process.
+	debug.FreeOSMemory()
 	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
 	var wg sync.WaitGroup
 	for range c.opts.Workers {
@@ -153,6 +158,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	c.report.syncs.Add(1)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	err := c.sync(wctx, key)
@@ -208,11 +214,15 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	svc, err := c.cache.Service(ctx, ns, name)
-	if apierrors.IsNotFound(err) || (err == nil && !c.selected(svc)) {
+	switch {
+	case apierrors.IsNotFound(err):
 		return c.removeAll(ctx, key, ns, name)
-	}
-	if err != nil {
+	case err != nil:
 		return err
+	case !c.selected(svc):
+		// It stopped matching -l: what was written stays, as a one-shot
+		// sync would have left it.
+		return nil
 	}
 	// One trigger time per sync, however many attempts it takes.
 	var trig *time.Time
@@ -228,7 +238,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	})
 	c.record(out.Result)
 	if out.Result.Writes() > 0 {
-		c.report.Write(key, out.Input, out.Plan, out.Result)
+		c.report.Write(key, out.Plan, out.Result)
 	}
 	if out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)
@@ -236,15 +246,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	return out.Err
 }
 
-// removeAll deletes our slices of a Service that is gone or no longer
-// selected... only when it is gone: a Service that merely stops matching -l
-// keeps what was written, as a one-shot sync would have left it.
+// removeAll deletes our slices of a Service that is gone.
 func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error {
-	if _, err := c.cache.Service(ctx, ns, name); err == nil {
-		return nil
+	mine := ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy)
+	if c.slices.Stale(key, mine) {
+		return errStale // a slice we just created may not be in the cache yet
 	}
 	c.trigger.Forget(ns, name)
-	mine := ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy)
 	res, err := syncer.DeleteAll(ctx, c.client.DiscoveryV1(), ns, mine, c.opts.Write)
 	c.record(res)
 	if res.Writes() > 0 {

@@ -6,4 +6,11 @@
 // function one-shot sync uses. A tracker of our own writes (tracker.go, after
 // upstream's EndpointSliceTracker) keeps the workers from acting on a cache
 // that has not yet seen them, and tells our own write echoes from hand edits.
+//
+// Cost, as measured (make bench-watch, 20,000 Pods): each sync re-plans the
+// whole Service from the cache, as upstream does; a CPU profile of a flip
+// showed the planner's per-Pod pass and its sort of shuffled Pods (about
+// 60%; the cache now hands Pods over sorted) and the garbage collector
+// (about 20%, GOGC=50 keeps the resident set under 200 MiB). Planning only
+// the Pods that changed would cut both; it is not done.
 package controller

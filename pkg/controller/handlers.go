@@ -23,15 +23,10 @@ func podNode(obj any) ([]string, error) {
 }
 
 // register adds the handlers (and the Pods-by-Node index) before the
-// informers start; reconnects are reported once per outage.
+// informers start.
 func (c *Controller) register(infs map[string]cache.SharedIndexInformer) error {
 	if err := infs["pods"].AddIndexers(cache.Indexers{podNodeIndex: podNode}); err != nil {
 		return err
-	}
-	for name, inf := range infs {
-		if err := inf.SetWatchErrorHandlerWithContext(c.report.watchErrorHandler(name, inf)); err != nil {
-			return err
-		}
 	}
 	add := func(name string, h cache.ResourceEventHandlerFuncs) error {
 		_, err := infs[name].AddEventHandler(h)

@@ -1,16 +1,14 @@
 package controller
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -25,14 +23,14 @@ type Reporter struct {
 	json bool
 	now  func() time.Time
 
-	writes, created, updated, deleted, errors, stale atomic.Int64
-	lastErr                                          map[string]string
-	down                                             map[string]string // informer → resourceVersion when the watch was lost
+	syncs, writes, created, updated, deleted, errors, stale atomic.Int64
+	lastErr                                                 map[string]string
+	lostAt                                                  time.Time // when the connection was lost; zero while up
 }
 
 // NewReporter prints to out, as JSON lines when asJSON.
 func NewReporter(out io.Writer, asJSON bool) *Reporter {
-	return &Reporter{out: out, json: asJSON, now: time.Now, lastErr: map[string]string{}, down: map[string]string{}}
+	return &Reporter{out: out, json: asJSON, now: time.Now, lastErr: map[string]string{}}
 }
 
 // Event is one line of -o json output.
@@ -46,6 +44,7 @@ type Event struct {
 	Reasons []string `json:"reasons,omitempty"`
 	Message string   `json:"message,omitempty"`
 	// Summary fields.
+	Syncs  int64 `json:"syncs,omitempty"`
 	Writes int64 `json:"writes,omitempty"`
 	Errors int64 `json:"errors,omitempty"`
 	Stale  int64 `json:"staleRetries,omitempty"`
@@ -74,9 +73,9 @@ func (r *Reporter) Notice(service, msg string) {
 }
 
 // Write reports the writes of one sync and the Pod changes behind them.
-func (r *Reporter) Write(service string, in reconcile.Input, plan *reconcile.Plan, res apply.Result) {
+func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result) {
 	r.count(res)
-	reasons := Changes(in, plan)
+	reasons := shorten(Changes(plan), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
 	r.mu.Lock()
 	delete(r.lastErr, service)
 	r.mu.Unlock()
@@ -114,54 +113,47 @@ func (r *Reporter) Error(service string, err error) {
 
 // Summary prints the running totals.
 func (r *Reporter) Summary(queue int) {
-	e := Event{Type: "summary", Writes: r.writes.Load(), Errors: r.errors.Load(), Stale: r.stale.Load(), Queue: queue,
+	e := Event{Type: "summary", Syncs: r.syncs.Load(), Writes: r.writes.Load(), Errors: r.errors.Load(), Stale: r.stale.Load(), Queue: queue,
 		Created: int(r.created.Load()), Updated: int(r.updated.Load()), Deleted: int(r.deleted.Load())}
-	r.emit(e, fmt.Sprintf("summary: %d writes (%d created, %d updated, %d deleted), %d failed syncs, %d waits for the cache, %d Services queued",
-		e.Writes, e.Created, e.Updated, e.Deleted, e.Errors, e.Stale, queue))
+	r.emit(e, fmt.Sprintf("summary: %d syncs, %d writes (%d created, %d updated, %d deleted), %d failed syncs, %d waits for the cache, %d Services queued",
+		e.Syncs, e.Writes, e.Created, e.Updated, e.Deleted, e.Errors, e.Stale, queue))
 }
 
-// watchErrorHandler reports a lost watch once per outage, and its return
-// once the informer has relisted, then hands the error to client-go's
-// default handler (which logs through klog at -v).
-func (r *Reporter) watchErrorHandler(name string, inf cache.SharedIndexInformer) cache.WatchErrorHandlerWithContext {
-	return func(ctx context.Context, ref *cache.Reflector, err error) {
-		r.mu.Lock()
-		_, already := r.down[name]
-		if !already {
-			r.down[name] = inf.LastSyncResourceVersion()
+// WrapTransport watches the client's requests for the connection to the API
+// server: the first failure of an outage is reported once ("lost"), the
+// first success after it once ("reconnected"). Informers retry and relist
+// on their own; this only tells the user.
+func (r *Reporter) WrapTransport(next http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(req)
+		switch {
+		case err != nil && req.Context().Err() == nil:
+			r.mu.Lock()
+			first := r.lostAt.IsZero()
+			if first {
+				r.lostAt = r.now()
+			}
+			r.mu.Unlock()
+			if first {
+				r.emit(Event{Type: "reconnect", Message: "lost: " + err.Error()}, "lost the connection to the API server ("+err.Error()+"); retrying")
+			}
+		case err == nil:
+			r.mu.Lock()
+			lost := r.lostAt
+			r.lostAt = time.Time{}
+			r.mu.Unlock()
+			if !lost.IsZero() {
+				d := r.now().Sub(lost).Round(100 * time.Millisecond)
+				r.emit(Event{Type: "reconnect", Message: "reconnected after " + d.String()}, "reconnected to the API server after "+d.String()+"; the caches catch up by relisting")
+			}
 		}
-		r.mu.Unlock()
-		if !already {
-			r.emit(Event{Type: "reconnect", Message: name + ": " + err.Error()}, "lost the watch of "+name+" ("+err.Error()+"); reconnecting")
-			go r.awaitResume(ctx, name, inf)
-		}
-		cache.DefaultWatchErrorHandler(ctx, ref, err)
-	}
+		return resp, err
+	})
 }
 
-// awaitResume waits for the informer to list or watch again.
-func (r *Reporter) awaitResume(ctx context.Context, name string, inf cache.SharedIndexInformer) {
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		r.mu.Lock()
-		rv := r.down[name]
-		resumed := inf.LastSyncResourceVersion() != rv
-		if resumed {
-			delete(r.down, name)
-		}
-		r.mu.Unlock()
-		if resumed {
-			r.emit(Event{Type: "reconnect", Message: name + ": resumed"}, "watch of "+name+" resumed")
-			return
-		}
-	}
-}
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func counts(res apply.Result) string {
 	var parts []string

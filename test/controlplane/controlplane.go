@@ -54,6 +54,7 @@ type ControlPlane struct {
 	adminToken string
 	etcd       *process
 	apiserver  *process
+	apiArgs    []string
 	kcm        *process
 }
 
@@ -110,8 +111,7 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		return err
 	}
 	cp.URL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"),
-		"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+	cp.apiArgs = []string{"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(apiPort), "--cert-dir", filepath.Join(cp.Dir, "certs"),
 		"--token-auth-file", secrets.tokens, "--authorization-mode", "RBAC",
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
@@ -119,7 +119,8 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		"--api-audiences", "https://kubernetes.default.svc.cluster.local",
 		// Dual-stack, so the fidelity suite can cover IPv6 and dual-stack Services.
 		"--service-cluster-ip-range", "10.96.0.0/16,fd00:10:96::/112",
-		"--enable-priority-and-fairness=false", "--profiling=false", "--v=1")
+		"--enable-priority-and-fairness=false", "--profiling=false", "--v=1"}
+	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
 	if err != nil {
 		return err
 	}
@@ -289,6 +290,65 @@ func (cp *ControlPlane) StartControllers(ctx context.Context, controllers ...str
 // StopControllerManager stops kube-controller-manager, as an outage would.
 func (cp *ControlPlane) StopControllerManager() {
 	cp.kcm.stop(5 * time.Second)
+}
+
+// StopAPIServer kills kube-apiserver (etcd keeps running), as a crash
+// would: clients see their connections drop and then refused.
+func (cp *ControlPlane) StopAPIServer() {
+	cp.apiserver.stop(0)
+}
+
+// StartAPIServer starts kube-apiserver again on the same port, with the same
+// etcd and credentials, and waits until it is ready.
+func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
+	var err error
+	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver-restarted", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
+	if err != nil {
+		return err
+	}
+	return cp.waitReady(ctx)
+}
+
+// SideAPIServer starts a second kube-apiserver on another port, on the same
+// etcd, and returns an admin client for it and a function that stops it:
+// the way to change the cluster while the main API server is down.
+func (cp *ControlPlane) SideAPIServer(ctx context.Context) (kubernetes.Interface, func(), error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, nil, err
+	}
+	args := append([]string(nil), cp.apiArgs...)
+	for i := range args {
+		if args[i] == "--secure-port" {
+			args[i+1] = strconv.Itoa(port)
+		}
+	}
+	p, err := startProcess(cp.Dir, "kube-apiserver-side", filepath.Join(cp.BinDir, "kube-apiserver"), args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	stop := func() { p.stop(5 * time.Second) }
+	side := &ControlPlane{URL: fmt.Sprintf("https://127.0.0.1:%d", port), adminToken: cp.adminToken, etcd: cp.etcd, apiserver: p}
+	if err := side.waitReady(ctx); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	cfg := rest.CopyConfig(cp.AdminConfig)
+	cfg.Host = side.URL
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return client, stop, nil
+}
+
+// ControllerManagerPID is kube-controller-manager's process id, 0 if none.
+func (cp *ControlPlane) ControllerManagerPID() int {
+	if cp.kcm == nil || cp.kcm.cmd.Process == nil {
+		return 0
+	}
+	return cp.kcm.cmd.Process.Pid
 }
 
 // Stop ends every process the control plane started and removes its
