@@ -72,7 +72,7 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 	if r.InSync {
 		s := fmt.Sprintf("in sync: %d of %d matched Pods are ready endpoints%s; %s", readyPods, r.Selector.Matched, portNote, publishers(r.Managers))
 		if ctrl.Slices == 0 && ours.Slices > 0 {
-			s += "; kube-controller-manager has written none, so only kubectl-slices keeps them current: run sync again after changes"
+			s += "; kube-controller-manager has written none, so only kubectl-slices keeps them current: run sync --watch (or sync again after every change)"
 		}
 		return Diagnosis{Summary: s + "."}
 	}

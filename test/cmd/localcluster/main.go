@@ -5,8 +5,8 @@
 //
 // It starts etcd and kube-apiserver on loopback, seeds a namespace with three
 // Nodes in two zones, six Pods and a Service (-demo then runs kubectl get,
-// kubectl slices sync and kubectl slices explain through a real kubectl),
-// prints how to use the cluster, and stops everything on Ctrl-C.
+// kubectl slices sync and kubectl slices explain through a real kubectl, and
+// sync --watch while two Pods change readiness), prints how to use the cluster, and stops everything on Ctrl-C.
 package main
 
 import (
@@ -58,6 +58,7 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 		return err
 	}
 	path := abs + string(os.PathListSeparator) + cp.BinDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	env := append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig, "PATH="+path)
 	if demo {
 		for _, step := range []struct{ say, cmd string }{
 			{"The Service has ready Pods, but no EndpointSlices: nothing routes to it.", "kubectl get pods,endpointslices -n demo -o wide"},
@@ -68,7 +69,7 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 		} {
 			fmt.Printf("# %s\n$ %s\n", step.say, step.cmd)
 			c := exec.CommandContext(ctx, "sh", "-c", step.cmd)
-			c.Env = append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig, "PATH="+path)
+			c.Env = env
 			c.Stdout, c.Stderr = os.Stdout, os.Stderr
 			if err := c.Run(); err != nil {
 				var ee *exec.ExitError
@@ -80,6 +81,9 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 			}
 			fmt.Println()
 		}
+		if err := watchAct(ctx, cp, env); err != nil {
+			return err
+		}
 	}
 	if exitAfter {
 		return nil
@@ -89,6 +93,48 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 	fmt.Println("Press Ctrl-C to stop the control plane.")
 	<-ctx.Done()
 	fmt.Println("\nStopping.")
+	return nil
+}
+
+// watchAct shows sync --watch keeping the slices current while two Pods
+// change readiness, then stops it as a Deployment would, with SIGTERM.
+func watchAct(ctx context.Context, cp *controlplane.ControlPlane, env []string) error {
+	fmt.Println("# A one-shot sync is a snapshot; sync --watch keeps the slices current. It runs while")
+	fmt.Println("# web-7d9f-5 turns ready and web-7d9f-1 stops being ready, then gets SIGTERM.")
+	fmt.Println("$ kubectl slices sync svc/web -n demo --watch")
+	c := exec.CommandContext(ctx, cp.Kubectl(), "slices", "sync", "svc/web", "-n", "demo", "--watch", "--summary-interval=0")
+	c.Env = env
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	if err := c.Start(); err != nil {
+		return err
+	}
+	pause := func(d time.Duration) {
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
+	}
+	pause(2 * time.Second) // caches fill
+	for _, flip := range []struct {
+		pod   string
+		ready bool
+	}{{"web-7d9f-5", true}, {"web-7d9f-1", false}} {
+		if err := cp.SetPodReady(ctx, "demo", flip.pod, flip.ready); err != nil {
+			return err
+		}
+		pause(time.Second)
+	}
+	_ = c.Process.Signal(syscall.SIGTERM)
+	err := c.Wait()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		fmt.Printf("(exit code %d)\n\n", ee.ExitCode())
+	case err != nil:
+		return err
+	default:
+		fmt.Printf("(stopped by SIGTERM, exit code 0)\n\n")
+	}
 	return nil
 }
 
