@@ -58,7 +58,7 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
   # Machine-readable (schema kubectl-slices.explain/v1)
   kubectl slices explain svc/web -o json`,
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completeOneService,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args = args
 			if err := o.Validate(); err != nil {
