@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,7 +53,12 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
   # PowerShell
   kubectl slices completion powershell | Out-String | Invoke-Expression`,
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
+				return usageError("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			root := c.Root()
 			switch args[0] {
