@@ -42,9 +42,9 @@ func TestHelpMatchesKubectlTemplater(t *testing.T) {
 			templates.UseOptionsTemplates(opts)
 			opts.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
 		})
-		// kubectl's templater names the root by its binary name where the
-		// user typed "kubectl slices".
-		want = strings.ReplaceAll(want, `"kubectl-slices <command>`, `"kubectl slices <command>`)
+		// kubectl's templater names the root by its binary name in the
+		// "--help" hint, where the user typed "kubectl slices".
+		want = strings.ReplaceAll(want, `Use "kubectl-slices `, `Use "kubectl slices `)
 		if got != want {
 			t.Errorf("kubectl slices %s:\n--- ours\n%s\n--- kubectl's templater\n%s", strings.Join(args, " "), got, want)
 		}
