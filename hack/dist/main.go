@@ -164,12 +164,22 @@ func (o *options) build(goos, goarch string) (string, error) {
 	// -buildvcs=false: the commit is in ldflags already, and the VCS stamp
 	// would change with untracked files (dist/ itself).
 	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/kubectl-slices")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-mod=readonly")
+	cmd.Env = buildEnv(os.Environ(), goos, goarch)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("build %s/%s: %v", goos, goarch, err)
 	}
 	return bin, nil
+}
+
+// buildEnv is the environment of a release build: the caller's (PATH, the
+// module cache, proxy settings), with everything that changes the binary's
+// bytes fixed, so that a GOAMD64=v3 or GOFIPS140 in a shell or in `go env -w`
+// does not make one person's archives differ from another's. Later entries
+// win, in the environment and over `go env -w`.
+func buildEnv(environ []string, goos, goarch string) []string {
+	return append(environ, "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-mod=readonly",
+		"GOAMD64=v1", "GOARM64=v8.0", "GOFIPS140=off")
 }
 
 func binName(goos string) string {

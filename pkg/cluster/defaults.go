@@ -20,6 +20,8 @@ import (
 //   - pkg/apis/core/v1/defaults.go: SetDefaults_Service (type ClusterIP,
 //     port protocol TCP, targetPort = port), SetDefaults_ContainerPort
 //     (protocol TCP);
+//   - pkg/apis/core/v1/conversion.go: Convert_v1_PodStatus_To_core_PodStatus
+//     (podIPs from podIP);
 //   - pkg/apis/discovery/v1/defaults.go: SetDefaults_EndpointPort (name "",
 //     protocol TCP);
 //   - pkg/registry/core/service/storage/alloc.go: initIPFamilyFields
@@ -138,6 +140,13 @@ func defaultService(s *corev1.Service, note func(string, ...any)) {
 }
 
 func defaultPod(p *corev1.Pod, note func(string, ...any)) {
+	// The API server converts every Pod it is sent so that podIPs[0] is
+	// podIP: filled from podIP when missing, replaced by it when they
+	// disagree (older kubelets write podIP only). The planner reads podIPs.
+	if st := &p.Status; st.PodIP != "" && (len(st.PodIPs) == 0 || st.PodIPs[0].IP != st.PodIP) {
+		st.PodIPs = []corev1.PodIP{{IP: st.PodIP}}
+		note("status.podIPs [%s]", st.PodIP)
+	}
 	for _, cs := range []struct {
 		field      string
 		containers []corev1.Container

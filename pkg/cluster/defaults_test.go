@@ -89,3 +89,43 @@ func TestApplyDefaultsPorts(t *testing.T) {
 		t.Errorf("defaulted %q", got)
 	}
 }
+
+// A Pod's status as the API server stores it: podIPs filled from podIP when
+// missing, and podIP authoritative when the two disagree (the v1 to internal
+// conversion in pkg/apis/core/v1/conversion.go); a Pod without podIP keeps
+// what it has.
+func TestApplyDefaultsPodIPs(t *testing.T) {
+	ips := func(s ...string) []corev1.PodIP {
+		var out []corev1.PodIP
+		for _, ip := range s {
+			out = append(out, corev1.PodIP{IP: ip})
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		in    corev1.PodStatus
+		want  []corev1.PodIP
+		noted bool
+	}{
+		{"podIP only", corev1.PodStatus{PodIP: "10.0.0.1"}, ips("10.0.0.1"), true},
+		{"both, agreeing", corev1.PodStatus{PodIP: "10.0.0.1", PodIPs: ips("10.0.0.1", "fd00::1")}, ips("10.0.0.1", "fd00::1"), false},
+		{"both, disagreeing", corev1.PodStatus{PodIP: "10.0.0.2", PodIPs: ips("10.0.0.1", "fd00::1")}, ips("10.0.0.2"), true},
+		{"podIPs only", corev1.PodStatus{PodIPs: ips("10.0.0.1")}, ips("10.0.0.1"), false},
+		{"no address", corev1.PodStatus{}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pod := &corev1.Pod{Status: c.in}
+			pod.Name, pod.Namespace = "web-0", "shop"
+			m := &Manifests{Pods: []*corev1.Pod{pod}}
+			m.ApplyDefaults("shop")
+			if !reflect.DeepEqual(pod.Status.PodIPs, c.want) {
+				t.Errorf("podIPs %v, want %v", pod.Status.PodIPs, c.want)
+			}
+			if noted := len(m.Defaulted(&corev1.Service{}, []*corev1.Pod{pod}, nil)) > 0; noted != c.noted {
+				t.Errorf("noted %v, want %v", noted, c.noted)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,7 +53,12 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
   # PowerShell
   kubectl slices completion powershell | Out-String | Invoke-Expression`,
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
+				return usageError("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			root := c.Root()
 			switch args[0] {
@@ -127,9 +133,10 @@ func (o *RootOptions) completionClient() (kubernetes.Interface, error) {
 // completeServices completes the Service arguments of a command: svc/NAME
 // (or service/NAME as typed), and bare names after a bare NAME prefix or the
 // "svc NAME..." form. Names already given are not offered again, and nothing
-// is offered once the command takes no more arguments.
+// is offered once the command takes no more arguments, nor with -A, where
+// the command refuses names.
 func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
+	if o.AllNamespaces || c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	names, err := o.serviceNames()
@@ -137,6 +144,17 @@ func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix s
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return serviceCandidates(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeOneService completes the single Service explain takes: nothing
+// once it is named (svc/NAME, NAME or svc NAME). explain checks its
+// arguments itself, for one-line errors, so cobra's argument validator in
+// completeServices cannot tell.
+func (o *RootOptions) completeOneService(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if names, err := normalizeArgs(args); err == nil && len(names) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return o.completeServices(c, args, prefix)
 }
 
 // serviceCandidates turns the namespace's Service names into completions of
@@ -176,18 +194,15 @@ func serviceCandidates(names, args []string, prefix string) []string {
 	return out
 }
 
-// serviceNames lists the Services of the namespace (of every namespace with
-// -A), sorted and without repeats.
+// serviceNames lists the Services of the namespace, sorted.
 func (o *RootOptions) serviceNames() ([]string, error) {
 	client, err := o.completionClient()
 	if err != nil {
 		return nil, err
 	}
-	ns := ""
-	if !o.AllNamespaces {
-		if ns, err = o.Namespace(); err != nil {
-			return nil, err
-		}
+	ns, err := o.Namespace()
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
@@ -195,13 +210,9 @@ func (o *RootOptions) serviceNames() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list services: %w", err)
 	}
-	seen := map[string]bool{}
 	var out []string
 	for _, s := range list.Items {
-		if !seen[s.Name] {
-			seen[s.Name] = true
-			out = append(out, s.Name)
-		}
+		out = append(out, s.Name)
 	}
 	sort.Strings(out)
 	return out, nil

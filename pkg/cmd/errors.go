@@ -137,7 +137,7 @@ func describe(ns, name string, err error) error {
 	case errors.Is(err, apply.ErrConflict):
 		return &ExitError{ExitConflicts, fmt.Errorf("%s: its EndpointSlices kept changing while syncing (is another controller writing them?); run again", obj)}
 	case apierrors.IsNotFound(err):
-		return &ExitError{ExitNotFound, fmt.Errorf("%s not found: check the name and the namespace (-n, or -A for all namespaces)", obj)}
+		return &ExitError{ExitNotFound, fmt.Errorf("%s not found: check the name and the namespace (-n NAMESPACE; kubectl get services -A lists every namespace's)", obj)}
 	case apierrors.IsForbidden(err) && errors.As(err, &status):
 		d := status.Status().Details
 		what := "the request"

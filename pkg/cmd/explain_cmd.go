@@ -58,9 +58,7 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
   # Machine-readable (schema kubectl-slices.explain/v1)
   kubectl slices explain svc/web -o json`,
-		// Args also tells completion to stop offering Services once one is named.
-		Args:              oneService,
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completeOneService,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args = args
 			if err := o.Validate(); err != nil {
@@ -101,16 +99,7 @@ func (o *ExplainOptions) Validate() error {
 	if len(o.args) == 0 || (len(o.args) == 1 && serviceTypes[strings.ToLower(o.args[0])]) {
 		return usageError("name the Service to explain: svc/NAME")
 	}
-	return oneService(nil, o.args)
-}
-
-// oneService accepts the ways sync names Services, as long as they name at
-// most one (svc/NAME, NAME, svc NAME).
-func oneService(_ *cobra.Command, args []string) error {
-	if len(args) == 1 && serviceTypes[strings.ToLower(args[0])] {
-		return nil // "svc" with the name still to come; Validate words the error
-	}
-	names, err := normalizeArgs(args)
+	names, err := normalizeArgs(o.args)
 	if err != nil {
 		return err
 	}

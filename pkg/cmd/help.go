@@ -1,12 +1,8 @@
 package cmd
 
 import (
-	"bytes"
-	"strings"
-
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
-	"k8s.io/kubectl/pkg/util/term"
 )
 
 // commandGroups orders the root help as kubectl orders its own; a command not
@@ -27,6 +23,19 @@ var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "re
 // flags added later follow the same conventions without extra wiring.
 func setupHelp(root *cobra.Command) {
 	templates.NormalizeAll(root)
+	h := kubectlHelp{root: root, groups: helpGroups(root)}
+	root.SilenceUsage = true
+	root.SetUsageFunc(h.usage)
+	root.SetHelpFunc(h.help)
+	if !root.Runnable() {
+		// As kubectl: the bare command prints its help, which then also
+		// shows the usage line and the pointer to "options".
+		root.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
+	}
+}
+
+// helpGroups puts the root's commands into commandGroups.
+func helpGroups(root *cobra.Command) templates.CommandGroups {
 	groups := make(templates.CommandGroups, len(commandGroups))
 	copy(groups, commandGroups)
 	for _, c := range root.Commands() {
@@ -34,30 +43,7 @@ func setupHelp(root *cobra.Command) {
 			groups[i].Commands = append(groups[i].Commands, c)
 		}
 	}
-	flagErr := root.FlagErrorFunc()
-	templates.ActsAsRootCommand(root, []string{"options"}, groups...)
-	root.SetFlagErrorFunc(flagErr) // ours carries the usage exit code
-	if !root.Runnable() {
-		// As kubectl: the bare command prints its help, which then also
-		// shows the usage line and the pointer to "options".
-		root.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
-	}
-	rootHelp := root.HelpFunc()
-	root.SetHelpFunc(func(c *cobra.Command, args []string) {
-		if c != root {
-			rootHelp(c, args)
-			return
-		}
-		// kubectl's templater names the root by cobra's Name(), the binary
-		// (kubectl-slices); the user typed "kubectl slices".
-		out := c.OutOrStdout()
-		var buf bytes.Buffer
-		c.SetOut(&buf)
-		rootHelp(c, args)
-		c.SetOut(out)
-		text := strings.ReplaceAll(buf.String(), `"`+c.Name()+` `, `"`+c.CommandPath()+` `)
-		_, _ = term.NewResponsiveWriter(out).Write([]byte(text))
-	})
+	return groups
 }
 
 // newOptionsCommand is kubectl's `options`: the flags every command accepts.
@@ -76,7 +62,7 @@ func newOptionsCommand(o *RootOptions) *cobra.Command {
 	// Usage goes to stderr by default; options is asked for, so stdout.
 	cmd.SetOut(o.Out)
 	cmd.SetErr(o.Out)
-	templates.UseOptionsTemplates(cmd)
+	cmd.SetUsageFunc(optionsUsage)
 	// kubectl's options help template is empty; --help shows the list too.
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
 	return cmd

@@ -88,9 +88,10 @@ func TestCompletionCommand(t *testing.T) {
 			t.Errorf("completion %s: exit %d, output lacks %q", shell, code, want)
 		}
 	}
-	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}} {
-		if _, errOut, code := runCmd(t, args...); code != ExitUsage {
-			t.Errorf("%v: exit %d, want %d: %s", args, code, ExitUsage, errOut)
+	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
+		_, errOut, code := runCmd(t, args...)
+		if want := "error: name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)\n"; code != ExitUsage || errOut != want {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errOut, ExitUsage, want)
 		}
 	}
 }

@@ -45,6 +45,7 @@ func TestCompleteServicesFromAPIServer(t *testing.T) {
 		{[]string{"sync", "-n", ns, "svc", ""}, []string{"api", "web", "worker"}},
 		{[]string{"sync", "-n", ns, "svc/web", "svc/"}, []string{"svc/api", "svc/worker"}},
 		{[]string{"explain", "-n", ns, "svc/web", ""}, nil},
+		{[]string{"sync", "-A", "svc/"}, nil}, // names are refused with -A
 	}
 	for _, c := range cases {
 		r := slices(t, append([]string{"__complete"}, c.args...)...).mustCode(t, 0)

@@ -24,7 +24,8 @@ func TestSyncErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"service not found", []string{"sync", "svc/nope", "-n", ns}, 3, "service " + ns + "/nope not found"},
+		// Not "-A": a named Service is refused across all namespaces.
+		{"service not found", []string{"sync", "svc/nope", "-n", ns}, 3, "service " + ns + "/nope not found: check the name and the namespace (-n NAMESPACE; kubectl get services -A lists every namespace's)"},
 		{"not a Service", []string{"sync", "deploy/web", "-n", ns}, 2, "deploy/web is not a Service"},
 		{"invalid selector", []string{"sync", "-l", "app==web=x", "-n", ns}, 2, `invalid selector "app==web=x"`},
 		{"max endpoints too low", []string{"sync", "svc/web", "-n", ns, "--max-endpoints-per-slice=0"}, 2, "--max-endpoints-per-slice must be between 1 and 1000, got 0"},

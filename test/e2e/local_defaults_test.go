@@ -20,18 +20,19 @@ type localPod struct {
 	name, node, ip string
 	ready          bool
 	ports          string // the container's ports, as YAML flow
+	podIPOnly      bool   // status written as an older kubelet does: podIP, no podIPs
 }
 
 // explain --local -f on manifests as a person or Helm writes them (no
-// namespace, clusterIP, ipFamilies, protocol or targetPort) decides exactly
+// namespace, clusterIP, ipFamilies, protocol, targetPort or podIPs) decides exactly
 // what explain decides on the same objects once the API server stored them
 // with its defaults.
 func TestExplainLocalMatchesAPIServerDefaults(t *testing.T) {
 	ns := newNamespace(t, shared)
 	pods := []localPod{
-		{"web-0", "node-a1", "10.60.0.1", true, "[{containerPort: 8080}, {name: metrics, containerPort: 9090}]"},
-		{"web-1", "node-b1", "10.60.0.2", true, "[{containerPort: 8080}]"}, // no metrics port
-		{"web-2", "node-a2", "10.60.0.3", false, "[{containerPort: 8080}, {name: metrics, containerPort: 9090}]"},
+		{"web-0", "node-a1", "10.60.0.1", true, "[{containerPort: 8080}, {name: metrics, containerPort: 9090}]", false},
+		{"web-1", "node-b1", "10.60.0.2", true, "[{containerPort: 8080}]", true}, // no metrics port
+		{"web-2", "node-a2", "10.60.0.3", false, "[{containerPort: 8080}, {name: metrics, containerPort: 9090}]", false},
 	}
 	var b strings.Builder
 	b.WriteString(`apiVersion: v1
@@ -54,9 +55,8 @@ spec:
 status:
   phase: Running
   podIP: %s
-  podIPs: [{ip: %s}]
-  conditions: [{type: Ready, status: "%s"}]
-`, p.name, p.node, p.ports, p.ip, p.ip, map[bool]string{true: "True", false: "False"}[p.ready])
+%s  conditions: [{type: Ready, status: "%s"}]
+`, p.name, p.node, p.ports, p.ip, podIPs(p), map[bool]string{true: "True", false: "False"}[p.ready])
 	}
 	dir := t.TempDir()
 	manifest := filepath.Join(dir, "app.yaml")
@@ -85,6 +85,9 @@ status:
 		}
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: p.ip, PodIPs: []corev1.PodIP{{IP: p.ip}},
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}}
+		if p.podIPOnly {
+			pod.Status.PodIPs = nil // the API server fills them in
+		}
 		if _, err := shared.Admin.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -132,4 +135,13 @@ status:
 		t.Errorf("cluster report: service %v\npods %v", c.Service, c.Pods)
 	}
 	t.Logf("local defaulted: %q", l.Defaulted)
+}
+
+// podIPs is the manifest's podIPs line, or none for a Pod written with podIP
+// only.
+func podIPs(p localPod) string {
+	if p.podIPOnly {
+		return ""
+	}
+	return fmt.Sprintf("  podIPs: [{ip: %s}]\n", p.ip)
 }
