@@ -58,7 +58,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(50)
 	}
-	report := controller.NewReporter(o.Out, o.Output == "json")
+	report := controller.NewReporter(o.Out, o.ErrOut, o.Output == "json")
 	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {
 		return err

@@ -18,19 +18,21 @@ import (
 // Service, what changed and why), notices, errors, reconnects and a periodic
 // summary; as text or, with JSON, one object per line for machines.
 type Reporter struct {
-	mu   sync.Mutex
-	out  io.Writer
-	json bool
-	now  func() time.Time
+	mu          sync.Mutex
+	out, errOut io.Writer
+	json        bool
+	now         func() time.Time
 
 	syncs, writes, created, updated, deleted, errors, stale atomic.Int64
 	lastErr                                                 map[string]string
 	lostAt                                                  time.Time // when the connection was lost; zero while up
 }
 
-// NewReporter prints to out, as JSON lines when asJSON.
-func NewReporter(out io.Writer, asJSON bool) *Reporter {
-	return &Reporter{out: out, json: asJSON, now: time.Now, lastErr: map[string]string{}}
+// NewReporter prints to out, as JSON lines when asJSON. As text, errors
+// and a lost connection go to errOut, so that stdout carries what was done;
+// as JSON every line goes to out, one stream for machines.
+func NewReporter(out, errOut io.Writer, asJSON bool) *Reporter {
+	return &Reporter{out: out, errOut: errOut, json: asJSON, now: time.Now, lastErr: map[string]string{}}
 }
 
 // Event is one line of -o json output.
@@ -60,7 +62,11 @@ func (r *Reporter) emit(e Event, text string) {
 		fmt.Fprintf(r.out, "%s\n", b)
 		return
 	}
-	fmt.Fprintf(r.out, "%s %s\n", e.Time, text)
+	w := r.out
+	if e.Type == "error" || (e.Type == "reconnect" && strings.HasPrefix(e.Message, "lost")) {
+		w = r.errOut
+	}
+	fmt.Fprintf(w, "%s %s\n", e.Time, text)
 }
 
 // Notice prints a one-off remark, about a Service or the whole run.
