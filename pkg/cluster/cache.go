@@ -49,6 +49,11 @@ type Cache struct {
 	// NodesUnreadable: RBAC lets us neither list nor watch Nodes, so zones
 	// are unknown and the planner keeps the live ones.
 	NodesUnreadable bool
+	// Endpoints is held by the watch loop only (Informers), for mirroring
+	// selectorless Services; nil in one-shot runs, which GET the few they
+	// need. EndpointsUnreadable: RBAC lets us not list or watch them.
+	Endpoints           cache.Indexer
+	EndpointsUnreadable bool
 }
 
 // NewCache returns an empty cache scoped to namespace ("" for all).
@@ -127,7 +132,20 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 		return nil, err
 	}
 	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
-	ok, err := c.canWatchNodes(ctx)
+	ok, err := c.canListWatch(ctx, "endpoints")
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		// Every Endpoints object of the scope, as upstream's mirroring
+		// controller holds: the list cannot be narrowed to those of
+		// selectorless Services (see EndpointsOf).
+		out["endpoints"] = factory.Core().V1().Endpoints().Informer()
+		c.Endpoints = out["endpoints"].GetIndexer()
+	} else {
+		c.EndpointsUnreadable = true
+	}
+	ok, err = c.canListWatch(ctx, "nodes")
 	if err != nil {
 		return nil, err
 	}
@@ -141,9 +159,10 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	return out, nil
 }
 
-func (c *Cache) canWatchNodes(ctx context.Context) (bool, error) {
+// canListWatch asks whether a core resource may be listed and watched.
+func (c *Cache) canListWatch(ctx context.Context, resource string) (bool, error) {
 	for _, verb := range []string{"list", "watch"} {
-		ok, err := c.allowed(ctx, verb, "", "nodes")
+		ok, err := c.allowed(ctx, verb, "", resource)
 		if !ok || err != nil {
 			return false, err
 		}
@@ -205,6 +224,24 @@ func (c *Cache) Service(_ context.Context, namespace, name string) (*corev1.Serv
 		return nil, apierrors.NewNotFound(corev1.Resource("services"), name)
 	}
 	return obj.(*corev1.Service), nil
+}
+
+// EndpointsOf returns a Service's cached Endpoints object, nil when there is
+// none: a syncer.EndpointsLookup with no API call. Without the rights to
+// watch Endpoints it answers Forbidden, so the planner mirrors nothing and
+// says why.
+func (c *Cache) EndpointsOf(_ context.Context, namespace, name string) (*corev1.Endpoints, error) {
+	if c.EndpointsUnreadable {
+		return nil, apierrors.NewForbidden(corev1.Resource("endpoints"), name, fmt.Errorf("cannot list and watch endpoints"))
+	}
+	if c.Endpoints == nil {
+		return nil, fmt.Errorf("endpoints %s/%s: Endpoints are not cached", namespace, name)
+	}
+	obj, ok, err := c.Endpoints.GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return obj.(*corev1.Endpoints), nil
 }
 
 // Load serves reconcile.Input from the cache: the Pods of the Service's

@@ -12,7 +12,8 @@ import (
 // Pods and Nodes are rebuilt as new, small objects (so nothing keeps the
 // decoded list's backing array alive); Services and slices only lose their
 // managedFields and the last-applied annotation, since the planner copies
-// their labels and slice annotations. Objects it does not know pass through.
+// their labels and slice annotations; Endpoints likewise, as the mirror
+// planner copies them whole. Objects it does not know pass through.
 func Transform(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
@@ -20,6 +21,12 @@ func Transform(obj any) (any, error) {
 	case *corev1.Node:
 		return slimNode(o), nil
 	case *corev1.Service:
+		o.ManagedFields = nil
+		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
+		return o, nil
+	case *corev1.Endpoints:
+		// The mirror planner copies labels, annotations (but not this one)
+		// and subsets.
 		o.ManagedFields = nil
 		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
 		return o, nil

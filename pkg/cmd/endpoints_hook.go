@@ -1,7 +1,7 @@
 package cmd
 
 // The hooks in this file route selectorless Services to the mirror planner
-// and write legacy v1 Endpoints for sync --with-endpoints. They are kept
+// (syncer.PlanService, with Endpoints read by GET) and write legacy v1 Endpoints for sync --with-endpoints. They are kept
 // apart from runService so that the one "plan a Service" call and the one
 // "after the slices, the Endpoints" call are all the sync loop needs.
 
@@ -19,51 +19,23 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
-	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
-// planService plans one Service's slices: a Service without a selector is
-// mirrored from its Endpoints object (pkg/mirror), any other is planned
-// from its Pods (pkg/reconcile). Both give a reconcile.Plan for the same
-// apply path and printers. Without an Endpoints object, a selectorless
-// Service's slices we mirrored earlier are deleted, as upstream does.
-func planService(ctx context.Context, client kubernetes.Interface, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
-	svc := in.Service
-	if !mirror.Applies(svc) {
-		return reconcile.Compute(in, po)
+// endpointsGetter reads a Service's Endpoints object with a GET: one-shot
+// commands plan a few Services and need no Endpoints cache.
+func endpointsGetter(client kubernetes.Interface) syncer.EndpointsLookup {
+	return func(ctx context.Context, ns, name string) (*corev1.Endpoints, error) {
+		return getEndpoints(ctx, client, ns, name)
 	}
-	ep, err := getEndpoints(ctx, client, svc.Namespace, svc.Name)
-	if apierrors.IsForbidden(err) {
-		// Not allowed to read Endpoints: plan as before mirroring existed,
-		// and say why nothing is mirrored.
-		plan, perr := reconcile.Compute(in, po)
-		if perr == nil {
-			plan.Warnings = append(plan.Warnings, reconcile.Warning{Reason: mirror.EndpointsUnreadable, Object: "endpoints/" + svc.Name,
-				Message: "cannot read the Service's Endpoints object (forbidden): its slices are not mirrored"})
-		}
-		return plan, perr
-	}
-	if err != nil {
-		return nil, err
-	}
-	plan, err := mirror.Compute(mirror.Input{Service: svc, Endpoints: ep, Slices: in.Slices},
-		mirror.Options{ManagedBy: po.ManagedBy, MaxEndpointsPerSubset: mirror.DefaultMaxEndpointsPerSubset})
-	if err == nil && ep == nil && plan.InSync() {
-		// Nothing mirrored and nothing to clean up: the reconcile planner's
-		// verdict (NoSelector, ExternalName) says more.
-		return reconcile.Compute(in, po)
-	}
-	return plan, err
 }
 
-// mirroringPlanner is planService as syncer.Sync's planner.
+// mirroringPlanner is syncer.PlanService as syncer.Sync's planner, reading
+// Endpoints with a GET.
 func mirroringPlanner(client kubernetes.Interface) syncer.Planner {
-	return func(ctx context.Context, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
-		return planService(ctx, client, in, po)
-	}
+	return syncer.MirroringPlanner(endpointsGetter(client))
 }
 
 // getEndpoints reads the Endpoints object of a Service; nil when absent.
@@ -169,5 +141,5 @@ func (o *ExplainOptions) plan(ctx context.Context, in reconcile.Input) (*reconci
 	if err != nil {
 		return nil, err
 	}
-	return planService(ctx, client, in, o.Plan.options())
+	return syncer.PlanService(ctx, endpointsGetter(client), in, o.Plan.options())
 }

@@ -100,6 +100,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err := c.register(infs); err != nil {
 		return err
 	}
+	if c.cache.EndpointsUnreadable {
+		c.report.Notice("", "Endpoints are not readable with these credentials (list and watch): selectorless Services are not mirrored")
+	}
 	if c.cache.NodesUnreadable {
 		c.report.Notice("", "Nodes are not readable with these credentials: zones are unknown and kept from the live slices, and no Pod is dropped for its Node")
 	}
@@ -228,6 +231,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	var trig *time.Time
 	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, syncer.Options{
 		Plan: c.opts.Plan, Write: &c.opts.Write, Retry: c.reader, DeleteUnplanned: true,
+		// Selectorless Services are mirrored from the cached Endpoints.
+		Planner: syncer.MirroringPlanner(c.cache.EndpointsOf),
 		Trigger: func(s *corev1.Service, pods []*corev1.Pod) time.Time {
 			if trig == nil {
 				t := c.trigger.Compute(s, pods)

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 )
 
 // Handlers only map events to Service keys, as upstream's do; the workers
@@ -53,6 +56,15 @@ func (c *Controller) register(infs map[string]cache.SharedIndexInformer) error {
 	}); err != nil {
 		return err
 	}
+	if _, ok := infs["endpoints"]; ok {
+		if err := add("endpoints", cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.onEndpoints,
+			UpdateFunc: func(_, n any) { c.onEndpoints(n) },
+			DeleteFunc: c.onEndpoints,
+		}); err != nil {
+			return err
+		}
+	}
 	if _, ok := infs["nodes"]; ok {
 		return add("nodes", cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.nodeServices,
@@ -73,6 +85,20 @@ func untomb(obj any) any {
 func (c *Controller) onService(obj any) {
 	if svc, ok := untomb(obj).(*corev1.Service); ok && c.selected(svc) {
 		c.queue.Add(svc.Namespace + "/" + svc.Name)
+	}
+}
+
+// onEndpoints queues the selected, selectorless Service of the same name:
+// only those are mirrored. Endpoints of selector Services (the endpoints
+// controller's, numerous and busy) queue nothing.
+func (c *Controller) onEndpoints(obj any) {
+	ep, ok := untomb(obj).(*corev1.Endpoints)
+	if !ok {
+		return
+	}
+	svc, err := c.cache.Service(context.Background(), ep.Namespace, ep.Name)
+	if err == nil && mirror.Applies(svc) && c.selected(svc) {
+		c.queue.Add(ep.Namespace + "/" + ep.Name)
 	}
 }
 

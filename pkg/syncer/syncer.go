@@ -119,7 +119,9 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 			return err
 		}
 		if opts.DeleteUnplanned && !out.Plan.Service.Planned() {
-			out.Plan.Delete, out.Plan.Unchanged = out.Plan.Unchanged, nil
+			// Keep the planner's own deletions (the mirror planner deletes
+			// its slices when the Endpoints object is gone).
+			out.Plan.Delete, out.Plan.Unchanged = append(out.Plan.Delete, out.Plan.Unchanged...), nil
 		}
 		if opts.Hold != nil && opts.Write != nil {
 			if out.Held = opts.Hold(in, out.Plan); out.Held != "" {

@@ -1,0 +1,57 @@
+package syncer
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// EndpointsLookup returns the Endpoints object of a Service, nil when there
+// is none. One-shot commands GET it; the watch loop reads its informer cache
+// (no API call per sync). A Forbidden error means it may not be read.
+type EndpointsLookup func(ctx context.Context, namespace, name string) (*corev1.Endpoints, error)
+
+// PlanService plans one Service's slices: a Service without a selector is
+// mirrored from its Endpoints object (pkg/mirror), any other is planned from
+// its Pods (pkg/reconcile). Both give a reconcile.Plan for the same apply
+// path and printers. Without an Endpoints object, a selectorless Service's
+// slices we mirrored earlier are deleted, as upstream does.
+func PlanService(ctx context.Context, lookup EndpointsLookup, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
+	svc := in.Service
+	if !mirror.Applies(svc) {
+		return reconcile.Compute(in, po)
+	}
+	ep, err := lookup(ctx, svc.Namespace, svc.Name)
+	if apierrors.IsForbidden(err) {
+		// Not allowed to read Endpoints: plan as before mirroring existed,
+		// and say why nothing is mirrored.
+		plan, perr := reconcile.Compute(in, po)
+		if perr == nil {
+			plan.Warnings = append(plan.Warnings, reconcile.Warning{Reason: mirror.EndpointsUnreadable, Object: "endpoints/" + svc.Name,
+				Message: "cannot read the Service's Endpoints object (forbidden): its slices are not mirrored"})
+		}
+		return plan, perr
+	}
+	if err != nil {
+		return nil, err
+	}
+	plan, err := mirror.Compute(mirror.Input{Service: svc, Endpoints: ep, Slices: in.Slices},
+		mirror.Options{ManagedBy: po.ManagedBy, MaxEndpointsPerSubset: mirror.DefaultMaxEndpointsPerSubset})
+	if err == nil && ep == nil && plan.InSync() {
+		// Nothing mirrored and nothing to clean up: the reconcile planner's
+		// verdict (NoSelector, ExternalName) says more.
+		return reconcile.Compute(in, po)
+	}
+	return plan, err
+}
+
+// MirroringPlanner is PlanService as Sync's planner.
+func MirroringPlanner(lookup EndpointsLookup) Planner {
+	return func(ctx context.Context, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
+		return PlanService(ctx, lookup, in, po)
+	}
+}
