@@ -64,7 +64,7 @@ func started(t *testing.T, allowed func(resource string) bool, objs ...runtime.O
 	})
 	var out bytes.Buffer
 	c := New(client, Options{Namespace: testNS, Plan: reconcile.Options{ManagedBy: "test-manager", MaxEndpointsPerSlice: reconcile.DefaultMaxEndpointsPerSlice},
-		Write: apply.Options{ManagedBy: "test-manager", FieldManager: "test"}, Report: NewReporter(&out, false)})
+		Write: apply.Options{ManagedBy: "test-manager", FieldManager: "test"}, Report: NewReporter(&out, &out, false)})
 	ctx, cancel := context.WithCancel(context.Background())
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(testNS), informers.WithTransform(cluster.Transform))
 	infs, err := c.cache.Informers(ctx, factory)
