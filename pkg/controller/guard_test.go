@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
@@ -63,5 +64,27 @@ func TestPodRelabelQueuesOldService(t *testing.T) {
 	}
 	if old.Labels["app"] != "web" || relabelled.ResourceVersion != "2" {
 		t.Fatal("the handler modified the informer's objects")
+	}
+}
+
+// A slice of ours relabelled by hand (another managed-by value, or another
+// Service) has left our keeping: the guard must not wait for it for ever.
+func TestRelabelledSliceDoesNotStallTheGuard(t *testing.T) {
+	for _, relabel := range []func(*discovery.EndpointSlice){
+		func(s *discovery.EndpointSlice) { s.Labels[discovery.LabelManagedBy] = "someone-else" },
+		func(s *discovery.EndpointSlice) { s.Labels[discovery.LabelServiceName] = "other" },
+	} {
+		c, svc := testController(t)
+		a := trackedSlice("a", 1)
+		a.Labels[discovery.LabelManagedBy] = "ours"
+		c.slices.Written(a)
+		b := a.DeepCopy()
+		relabel(b)
+		b.Generation = 2
+		c.onSliceUpdate(a, b)
+		g := guarded{Cache: c.cache, slices: c.slices, key: "shop/web", managedBy: "ours"}
+		if _, err := g.Load(context.Background(), svc); err != nil {
+			t.Errorf("relabelled to %v: %v", b.Labels, err)
+		}
 	}
 }
