@@ -51,7 +51,7 @@ func Orphans(slices []*discovery.EndpointSlice, managedBy string, service func(n
 		o := Orphan{Slice: s, Service: name}
 		svc := service(s.Namespace, name)
 		switch {
-		case svc != nil && len(svc.Spec.Selector) == 0 && mirrorOf(s, svc):
+		case svc != nil && len(svc.Spec.Selector) == 0 && MirrorOf(s, svc):
 			// Mirrored from the Service's Endpoints object (sync
 			// --with-endpoints, pkg/mirror): live, and sync deletes it
 			// once the Endpoints goes or asks to skip mirroring.
@@ -96,9 +96,9 @@ func ownerMismatch(s *discovery.EndpointSlice, svc *corev1.Service) (string, boo
 	return other, other != ""
 }
 
-// mirrorOf: the slice's controller is an Endpoints object of the Service's
+// MirrorOf: the slice's controller is an Endpoints object of the Service's
 // name, as pkg/mirror writes them.
-func mirrorOf(s *discovery.EndpointSlice, svc *corev1.Service) bool {
+func MirrorOf(s *discovery.EndpointSlice, svc *corev1.Service) bool {
 	ref := metav1.GetControllerOf(s)
 	return ref != nil && ref.Kind == "Endpoints" && ref.APIVersion == "v1" && ref.Name == svc.Name
 }
