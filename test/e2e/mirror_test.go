@@ -82,6 +82,13 @@ func testMirroring(t *testing.T, cp *controlplane.ControlPlane) {
 			if after := sliceVersions(t, cp, ns, discovery.LabelManagedBy+"=kubectl-slices"); fmt.Sprint(after) != fmt.Sprint(before) {
 				t.Fatalf("prune touched mirrored slices: %v -> %v", before, after)
 			}
+			// The mirroring controller publishes the same: release hands ours back.
+			if !skip {
+				r := kubectl(t, cp, "slices", "release", "svc/"+svc.Name, "-n", ns).mustCode(t, 0)
+				if left := listSlices(t, cp, ns, svc.Name, "kubectl-slices"); len(left) != 0 {
+					t.Fatalf("release left %d mirrored slices of ours:\n%s%s", len(left), r.Stdout, r.Stderr)
+				}
+			}
 		})
 	}
 }
