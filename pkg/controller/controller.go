@@ -154,13 +154,20 @@ func scopeText(ns string) string {
 }
 
 // processNext syncs one Service. Writes run on a context that outlives the
-// signal, so a Service is never left half written on shutdown.
+// signal, so a Service is never left half written on shutdown; a key taken
+// after the signal is dropped unsynced.
 func (c *Controller) processNext(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
 	defer c.queue.Done(key)
+	// After ShutDown the queue still hands out every key it holds: once
+	// interrupted, start no new Service, so shutdown waits for the syncs in
+	// flight only, not for the whole backlog.
+	if ctx.Err() != nil {
+		return false
+	}
 	c.report.syncs.Add(1)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()

@@ -196,6 +196,12 @@ func (c *Controller) onSliceUpdate(oldObj, newObj any) {
 	o, n := oldObj.(*discovery.EndpointSlice), newObj.(*discovery.EndpointSlice)
 	ok1, _ := sliceService(o)
 	ok2, _ := sliceService(n)
+	if c.isOurs(o) && (!c.isOurs(n) || ok1 != ok2) {
+		// Relabelled by hand (we never change these labels): the slice
+		// left our keeping, and the stale-cache guard would otherwise wait
+		// for it under its old Service for ever.
+		c.slices.HandleDeletion(o)
+	}
 	switch {
 	case ok1 != ok2:
 		c.queueForSlice(o, c.opts.BatchPeriod)

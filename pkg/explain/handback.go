@@ -35,6 +35,12 @@ type Handback struct {
 // controller's, and the controller's with desired (the plan's final slices;
 // nil to skip that comparison, as release does).
 func JudgeHandback(live []*discovery.EndpointSlice, managedBy string, desired []*discovery.EndpointSlice) Handback {
+	return JudgeHandbackTo(live, managedBy, reconcile.ControllerManagedBy, desired)
+}
+
+// JudgeHandbackTo is JudgeHandback against the slices of another controller
+// (the mirroring controller's, for slices mirrored from Endpoints).
+func JudgeHandbackTo(live []*discovery.EndpointSlice, managedBy, controller string, desired []*discovery.EndpointSlice) Handback {
 	var h Handback
 	for _, s := range live {
 		if s.DeletionTimestamp != nil {
@@ -43,7 +49,7 @@ func JudgeHandback(live []*discovery.EndpointSlice, managedBy string, desired []
 		switch s.Labels[discovery.LabelManagedBy] {
 		case managedBy:
 			h.Ours = append(h.Ours, s)
-		case reconcile.ControllerManagedBy:
+		case controller:
 			h.Controller = append(h.Controller, s)
 		}
 	}

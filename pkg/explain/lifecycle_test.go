@@ -89,7 +89,17 @@ func TestOrphans(t *testing.T) {
 	deleting.DeletionTimestamp = &metav1.Time{}
 	unlabelled := slice("x-1", "x", ours)
 	delete(unlabelled.Labels, discovery.LabelServiceName)
+	// A selector-less Service's slices mirrored from its Endpoints object
+	// (owned by it) are live: sync keeps them current, prune must not delete
+	// them. A Service-owned slice of a selector-less Service is an orphan.
+	mirrored := func(name, service string) *discovery.EndpointSlice {
+		s := slice(name, service, ours)
+		s.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(
+			&corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: service, UID: "ep-uid"}}, corev1.SchemeGroupVersion.WithKind("Endpoints"))}
+		return s
+	}
 	live := []*discovery.EndpointSlice{
+		mirrored("man-m", "man"), mirrored("ext-m", "ext"),
 		slice("web-1", "web", ours), slice("gone-1", "gone", ours), slice("ext-1", "ext", ours), slice("man-1", "man", ours),
 		slice("new-1", "new", ours), bare, deleting, unlabelled,
 		// Other managers' slices are never orphans of ours, whatever their Service.

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // OrphanReason says why a slice of ours no longer belongs to a Service.
@@ -36,7 +37,8 @@ type Orphan struct {
 // Orphans finds, among slices, those of managedBy that no longer belong to a
 // Service: its Service is gone, has no selector, is ExternalName, or carries
 // another UID than the slice's owner reference. service looks a Service up
-// (nil when there is none). Slices of any other manager are never returned;
+// (nil when there is none). Slices mirrored from a selector-less Service's
+// Endpoints object are live, not orphans. Slices of any other manager are never returned;
 // neither are slices being deleted or slices not labelled for a Service.
 // The result is sorted by namespace and name.
 func Orphans(slices []*discovery.EndpointSlice, managedBy string, service func(namespace, name string) *corev1.Service) []Orphan {
@@ -49,6 +51,11 @@ func Orphans(slices []*discovery.EndpointSlice, managedBy string, service func(n
 		o := Orphan{Slice: s, Service: name}
 		svc := service(s.Namespace, name)
 		switch {
+		case svc != nil && len(svc.Spec.Selector) == 0 && MirrorOf(s, svc):
+			// Mirrored from the Service's Endpoints object (sync
+			// --with-endpoints, pkg/mirror): live, and sync deletes it
+			// once the Endpoints goes or asks to skip mirroring.
+			continue
 		case svc == nil:
 			o.Reason, o.Message = ServiceGone, fmt.Sprintf("service %s/%s no longer exists", s.Namespace, name)
 		case svc.Spec.Type == corev1.ServiceTypeExternalName:
@@ -87,4 +94,11 @@ func ownerMismatch(s *discovery.EndpointSlice, svc *corev1.Service) (string, boo
 		other = string(ref.UID)
 	}
 	return other, other != ""
+}
+
+// MirrorOf: the slice's controller is an Endpoints object of the Service's
+// name, as pkg/mirror writes them.
+func MirrorOf(s *discovery.EndpointSlice, svc *corev1.Service) bool {
+	ref := metav1.GetControllerOf(s)
+	return ref != nil && ref.Kind == "Endpoints" && ref.APIVersion == "v1" && ref.Name == svc.Name
 }

@@ -148,3 +148,45 @@ func TestAudit(t *testing.T) {
 		t.Errorf("findings %v, report %+v", got, r)
 	}
 }
+
+// Slices mirrored from a selector-less Service's Endpoints go back to the
+// mirroring controller, only once its slices publish the same; the
+// EndpointSlice controller's slices never count for such a Service.
+func TestReleaseMirrored(t *testing.T) {
+	s := svc("web")
+	s.Spec.Selector = nil
+	mirrored := func(name, managedBy string, ready ...bool) *discovery.EndpointSlice {
+		m := slice(name, "web", managedBy, ready...)
+		m.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(
+			&corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "web", UID: "ep-uid"}}, corev1.SchemeGroupVersion.WithKind("Endpoints"))}
+		return m
+	}
+	for _, tc := range []struct {
+		name    string
+		live    []runtime.Object
+		left    string
+		refused string
+	}{
+		{"mirroring controller absent", []runtime.Object{mirrored("ours", reconcile.DefaultManagedBy, true)}, "ours", "mirroring controller publishes no slices"},
+		{"only the slice controller's", []runtime.Object{mirrored("ours", reconcile.DefaultManagedBy, true),
+			slice("kcm", "web", reconcile.ControllerManagedBy, true)}, "kcm,ours", "mirroring controller publishes no slices"},
+		{"mirroring controller differs", []runtime.Object{mirrored("ours", reconcile.DefaultManagedBy, true, true),
+			mirrored("mir", reconcile.MirroringManagedBy, true)}, "mir,ours", "differ from ours"},
+		{"mirroring controller same", []runtime.Object{mirrored("ours", reconcile.DefaultManagedBy, true),
+			mirrored("mir", reconcile.MirroringManagedBy, true)}, "mir", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.live...)
+			out := Release(context.Background(), client, s, ReleaseOptions{Write: write})
+			if out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if got := names(client); got != tc.left {
+				t.Errorf("left %s, want %s", got, tc.left)
+			}
+			if tc.refused == "" && out.Refused != "" || !strings.Contains(out.Refused, tc.refused) {
+				t.Errorf("refused %q, want %q", out.Refused, tc.refused)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
@@ -63,11 +64,15 @@ func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Servi
 			out.Err = err
 			return out
 		}
-		hb := explain.JudgeHandback(live, opts.Write.ManagedBy, nil)
+		// Slices mirrored from a selector-less Service's Endpoints are handed
+		// back to the mirroring controller, and only once its slices publish
+		// the same endpoints.
+		hb := explain.JudgeHandbackTo(live, opts.Write.ManagedBy, controllerFor(svc), nil)
 		out.Judgement = hb
 		if len(hb.Ours) == 0 {
 			return out
 		}
+		mirrored := mirrors(svc, hb.Ours)
 		if (len(hb.Controller) > 0 && hb.Same) || opts.Force {
 			res, err := apply.Apply(ctx, client.DiscoveryV1().EndpointSlices(svc.Namespace), &reconcile.Plan{Delete: hb.Ours}, opts.Write)
 			out.Result.Add(res)
@@ -80,7 +85,7 @@ func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Servi
 		}
 		// The controller never publishes a Service without selector or of
 		// type ExternalName: there is nothing to wait for.
-		if opts.Wait > 0 && time.Since(start) < opts.Wait && !unplanned(svc) {
+		if opts.Wait > 0 && time.Since(start) < opts.Wait && (mirrored || !unplanned(svc)) {
 			select {
 			case <-ctx.Done():
 				out.Err = ctx.Err()
@@ -90,7 +95,7 @@ func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Servi
 			out.Waited = time.Since(start)
 			continue
 		}
-		out.Refused = refusal(svc, hb, opts.Wait > 0)
+		out.Refused = refusal(svc, hb, opts.Wait > 0, mirrored)
 		return out
 	}
 }
@@ -98,10 +103,13 @@ func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Servi
 // maxDifferences bounds the differences a refusal lists.
 const maxDifferences = 20
 
-func refusal(svc *corev1.Service, hb explain.Handback, waited bool) string {
+func refusal(svc *corev1.Service, hb explain.Handback, waited, mirrored bool) string {
 	hint := "wait for it with --wait, or pass --force to delete ours anyway"
 	if waited {
 		hint = "it did not catch up within --wait; wait longer, or pass --force to delete ours anyway"
+	}
+	if len(hb.Controller) == 0 && mirrored {
+		return fmt.Sprintf("kube-controller-manager's mirroring controller publishes no slices for svc/%s: it is likely still down, and deleting ours would leave the Service without endpoints; %s", svc.Name, hint)
 	}
 	if len(hb.Controller) == 0 && unplanned(svc) {
 		return fmt.Sprintf("svc/%s has no selector or is ExternalName: kube-controller-manager will publish nothing for it, and our slices are orphans; kubectl slices prune -n %s deletes them", svc.Name, svc.Namespace)
@@ -127,4 +135,24 @@ func refusal(svc *corev1.Service, hb explain.Handback, waited bool) string {
 
 func unplanned(svc *corev1.Service) bool {
 	return svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0
+}
+
+// controllerFor is the manager whose slices take over ours: the mirroring
+// controller for a Service without selector, else the EndpointSlice
+// controller.
+func controllerFor(svc *corev1.Service) string {
+	if len(svc.Spec.Selector) == 0 {
+		return reconcile.MirroringManagedBy
+	}
+	return reconcile.ControllerManagedBy
+}
+
+// mirrors: some of ours are mirrored from the Service's Endpoints.
+func mirrors(svc *corev1.Service, ours []*discovery.EndpointSlice) bool {
+	for _, s := range ours {
+		if explain.MirrorOf(s, svc) {
+			return true
+		}
+	}
+	return false
 }

@@ -77,6 +77,18 @@ func testMirroring(t *testing.T, cp *controlplane.ControlPlane) {
 					t.Fatalf("explain (exit %d) does not say %q:\n%s%s", ex.Code, want, ex.Stdout, ex.Stderr)
 				}
 			}
+			// Mirrored slices are live: prune leaves them.
+			kubectl(t, cp, "slices", "prune", "-n", ns).mustCode(t, 0)
+			if after := sliceVersions(t, cp, ns, discovery.LabelManagedBy+"=kubectl-slices"); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Fatalf("prune touched mirrored slices: %v -> %v", before, after)
+			}
+			// The mirroring controller publishes the same: release hands ours back.
+			if !skip {
+				r := kubectl(t, cp, "slices", "release", "svc/"+svc.Name, "-n", ns).mustCode(t, 0)
+				if left := listSlices(t, cp, ns, svc.Name, "kubectl-slices"); len(left) != 0 {
+					t.Fatalf("release left %d mirrored slices of ours:\n%s%s", len(left), r.Stdout, r.Stderr)
+				}
+			}
 		})
 	}
 }
