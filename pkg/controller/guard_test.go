@@ -20,7 +20,7 @@ import (
 func testController(t *testing.T) (*Controller, *corev1.Service) {
 	t.Helper()
 	c := New(fake.NewClientset(), Options{Plan: reconcile.Options{ManagedBy: "ours", MaxEndpointsPerSlice: 100},
-		Report: NewReporter(&bytes.Buffer{}, false)})
+		Report: NewReporter(&bytes.Buffer{}, &bytes.Buffer{}, false)})
 	ns := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 	c.cache.Services, c.cache.Pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, ns), cache.NewIndexer(cache.MetaNamespaceKeyFunc, ns)
 	c.cache.Slices = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"service": func(any) ([]string, error) { return nil, nil }})
