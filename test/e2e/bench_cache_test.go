@@ -32,15 +32,7 @@ func startBenchCluster(b *testing.B) *controlplane.ControlPlane {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(cp.Stop)
-	if err := createNodes(ctx, cp); err != nil {
-		b.Fatal(err)
-	}
-	return cp
+	return ownCluster(b, ctx)
 }
 
 // seedMany creates the 500 Services and 5,000 ready Pods.

@@ -29,14 +29,7 @@ const mirroringManagedBy = "endpointslicemirroring-controller.k8s.io"
 func TestLegacyControllers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
-	if err := createNodes(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
+	cp := ownCluster(t, ctx)
 	if err := cp.StartControllers(ctx, "endpointslice-mirroring-controller", "endpoints-controller"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
 // kube-apiserver is killed and restarted (same port, same etcd) while
@@ -19,14 +17,7 @@ import (
 func TestWatchSurvivesAPIServerRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
-	if err := createNodes(ctx, cp); err != nil {
-		t.Fatal(err)
-	}
+	cp := ownCluster(t, ctx)
 	ns := "restart"
 	if err := cp.Namespace(ctx, ns); err != nil {
 		t.Fatal(err)
