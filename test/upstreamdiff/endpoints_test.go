@@ -42,7 +42,7 @@ func TestEndpointsMatchUpstream(t *testing.T) {
 				t.Fatal("endpoints.Compute modified its input")
 			}
 			got := canonicalEndpoints(plan.Desired, "ours")
-			if want := converge(got, upstream); got != want {
+			if want := converge(got, upstream, never); got != want {
 				t.Fatalf("Endpoints differ\n--- ours\n%s--- upstream\n%s", got, want)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -46,6 +47,12 @@ func fakeCluster(objs ...runtime.Object) (*fake.Clientset, informers.SharedInfor
 		if m.GetName() == "" && m.GetGenerateName() != "" {
 			m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), nameSeq.Add(1)))
 		}
+		// The API server gives every object a UID, and the controllers'
+		// slice trackers key by it: without one, every slice shares the
+		// empty UID and a deletion expected for one blocks them all.
+		if m.GetUID() == "" {
+			m.SetUID(types.UID(fmt.Sprintf("uid-created-%d", nameSeq.Add(1))))
+		}
 		m.SetGeneration(1)
 		if err := client.Tracker().Create(create.GetResource(), obj, create.GetNamespace()); err != nil {
 			return true, nil, err
@@ -76,25 +83,30 @@ func fakeCluster(objs ...runtime.Object) (*fake.Clientset, informers.SharedInfor
 	return client, informers.NewSharedInformerFactory(client, 0)
 }
 
-// converge polls the upstream controller's output until it equals ours or
-// a deadline passes (the controller works asynchronously), then returns
-// the last output. It first waits a little so that a controller that
-// writes nothing has had time to write something wrong.
-func converge(ours string, upstream func() string) string {
+// converge polls the upstream controller's output until it equals ours, a
+// deadline passes (the controller works asynchronously and retries with a
+// 1 s, 2 s, 4 s backoff when its informer lags its own writes) or giveUp
+// says the controller cannot get there, then returns the last output. It
+// first waits a little so that a controller that writes nothing has had
+// time to write something wrong.
+func converge(ours string, upstream func() string, giveUp func() bool) string {
 	wait := 50 * time.Millisecond
 	if ours == "" {
 		wait = 500 * time.Millisecond
 	}
 	time.Sleep(wait)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := upstream()
-		if got == ours || time.Now().After(deadline) {
+		if got == ours || time.Now().After(deadline) || giveUp() {
 			return got
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// never is a giveUp for converge that waits until the deadline.
+func never() bool { return false }
 
 func withTimeout(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,6 +1,7 @@
 package upstreamdiff
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/controller/endpointslicemirroring"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
@@ -24,6 +26,8 @@ const ns = "diff"
 // controller and requires the same slices: address type, ports, labels,
 // annotations, owner and endpoints, compared as sets.
 func TestMirrorMatchesUpstream(t *testing.T) {
+	updatesCompared.Store(0)
+	upstreamBugs.Store(0)
 	defer func() {
 		t.Logf("%d cases: updates compared in %d, upstream's recycleSlices bug hit in %d", *cases, updatesCompared.Load(), upstreamBugs.Load())
 		if updatesCompared.Load() < int64(*cases)/2 {
@@ -45,14 +49,23 @@ func TestMirrorMatchesUpstream(t *testing.T) {
 				t.Fatal("mirror.Compute modified its input")
 			}
 			got := canonicalSlices(plan.Create, "ours")
-			if want := converge(got, upstream.read); got != want {
+			if want := converge(got, upstream.read, never); got != want {
 				t.Fatalf("slices differ\n--- ours\n%s--- upstream\n%s", got, want)
 			}
 
-			// Then the Endpoints change: both update what they wrote.
+			// Then the Endpoints change: both update what they wrote. The
+			// upstream controller restarts on a cluster holding its own
+			// slices and the new Endpoints, so the update path is compared on
+			// that state alone, not on how fast the fake clientset's watch
+			// delivered the first controller's writes (under load it can lag
+			// past any deadline and leave the old controller retrying on a
+			// stale cache).
 			_, next := randomMirrorInput(rand.New(rand.NewSource(s+1000)), i)
+			next.ResourceVersion = "2"
 			bugsBefore := namedCreates.Load()
-			upstream.update(next)
+			previous := upstream.slices()
+			upstream.stop()
+			upstream = upstreamMirror(t, svc, next, previous...)
 			live := applied(plan)
 			plan, err = mirror.Compute(mirror.Input{Service: svc, Endpoints: next, Slices: live}, mirror.Options{ManagedBy: "ours", MaxEndpointsPerSubset: 1000})
 			if err != nil {
@@ -60,7 +73,7 @@ func TestMirrorMatchesUpstream(t *testing.T) {
 			}
 			got = canonicalSlices(plan.Final(), "ours")
 			bugHit := func() bool { return namedCreates.Load() > bugsBefore }
-			if want := converge(got, upstream.read); got != want {
+			if want := converge(got, upstream.read, bugHit); got != want {
 				if bugHit() {
 					// Upstream recycleSlices removes a recycled create from
 					// its create list by name, and new slices have none, so
@@ -95,42 +108,49 @@ func applied(plan *reconcile.Plan) []*discovery.EndpointSlice {
 
 type upstreamRun struct {
 	read   func() string
-	update func(*corev1.Endpoints)
+	slices func() []runtime.Object
+	stop   func()
 }
 
 var updatesCompared, upstreamBugs atomic.Int64
 
 // upstreamMirror runs the mirroring controller on a fake cluster holding
-// svc and ep and returns functions reading the slices it wrote so far and
-// updating the Endpoints object.
-func upstreamMirror(t *testing.T, svc *corev1.Service, ep *corev1.Endpoints) upstreamRun {
-	ctx := withTimeout(t)
-	client, factory := fakeCluster(svc.DeepCopy(), ep.DeepCopy())
+// svc, ep and existing objects (slices a previous run wrote) and returns
+// functions reading the slices it wrote so far and stopping it.
+func upstreamMirror(t *testing.T, svc *corev1.Service, ep *corev1.Endpoints, existing ...runtime.Object) upstreamRun {
+	ctx, cancel := context.WithCancel(withTimeout(t))
+	client, factory := fakeCluster(append([]runtime.Object{svc.DeepCopy(), ep.DeepCopy()}, existing...)...)
 	c := endpointslicemirroring.NewController(ctx, factory.Core().V1().Endpoints(), factory.Discovery().V1().EndpointSlices(),
 		factory.Core().V1().Services(), 1000, client, 0)
 	factory.Start(ctx.Done())
 	go c.Run(ctx, 1)
-	read := func() string {
+	list := func() []discovery.EndpointSlice {
 		list, err := client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		return list.Items
+	}
+	read := func() string {
+		items := list()
 		var out []*discovery.EndpointSlice
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
+		for i := range items {
+			out = append(out, &items[i])
 		}
 		return dedupe(canonicalSlices(out, endpointslicemirroring.ControllerName))
 	}
-	update := func(next *corev1.Endpoints) {
-		// The controller ignores updates that keep the resourceVersion, and
-		// the fake clientset does not bump it.
-		next = next.DeepCopy()
-		next.ResourceVersion = "2"
-		if _, err := client.CoreV1().Endpoints(ns).Update(ctx, next, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
+	slices := func() []runtime.Object {
+		var out []runtime.Object
+		for _, s := range list() {
+			out = append(out, s.DeepCopy())
 		}
+		return out
 	}
-	return upstreamRun{read: read, update: update}
+	stop := func() {
+		cancel()
+		factory.Shutdown()
+	}
+	return upstreamRun{read: read, slices: slices, stop: stop}
 }
 
 // dedupe drops repeated identical slices from upstream's output. Under
