@@ -24,7 +24,10 @@ type SyncOptions struct {
 	WithEndpoints bool
 	Workers       int
 	WatchFlags    WatchFlags
+	Leader        LeaderFlags
 	args          []string
+	// changed reports whether a flag was set on the command line.
+	changed func(string) bool
 }
 
 func addPlanFlags(cmd *cobra.Command, p *PlanFlags) {
@@ -67,7 +70,7 @@ back.
   kubectl slices sync --all -n shop --watch`,
 		ValidArgsFunction: root.completeServices,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.DryRun = args, apply.DryRun(dryRun)
+			o.args, o.DryRun, o.changed = args, apply.DryRun(dryRun), c.Flags().Changed
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -77,6 +80,7 @@ back.
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	addWatchFlags(cmd, &o.WatchFlags)
+	addLeaderFlags(cmd, &o.Leader)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
