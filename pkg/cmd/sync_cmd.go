@@ -67,7 +67,11 @@ back.
   kubectl slices sync -l tier=frontend -A
 
   # Keep every Service of a namespace current until interrupted
-  kubectl slices sync --all -n shop --watch`,
+  kubectl slices sync --all -n shop --watch
+
+  # In a cluster, as one of several replicas: one leads and writes, the others stand by;
+  # probes and Prometheus metrics on :8080
+  kubectl slices sync --all -A --watch --leader-elect --health-addr :8080`,
 		ValidArgsFunction: root.completeServices,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.args, o.DryRun, o.changed = args, apply.DryRun(dryRun), c.Flags().Changed
