@@ -167,8 +167,11 @@ func TestLeaderElection(t *testing.T) {
 	_ = a.cmd.Process.Kill()
 	<-a.done
 	pod(2)
+	// The standby takes the lease once it has seen no renewal for the
+	// lease duration, counted from its own last look (every retry period,
+	// jittered by up to 1.2x): at most about lease + 1.2 x retry.
 	took := within(t, "takeover after SIGKILL, and the Service converged", testLease+5*time.Second, converged)
-	if took > testLease+2*testRetry+2*time.Second {
+	if took > testLease+3*testRetry+time.Second {
 		t.Errorf("takeover took %v, lease duration %v", took, testLease)
 	}
 	within(t, "new leader's changes counter moved", 2*time.Second, func() bool { return b.writes(t) >= 1 })
@@ -220,9 +223,14 @@ func TestHealthEndpoints(t *testing.T) {
 	var release sync.Once
 	open := func() { release.Do(func() { close(held) }) }
 	t.Cleanup(open) // before the proxy's own cleanup, which waits for the requests in flight
+	var failWrites atomic.Bool
 	kc := apiProxy(t, shared, func(w http.ResponseWriter, r *http.Request) bool {
 		if down.Load() && strings.HasSuffix(r.URL.Path, "/pods") {
 			<-held // listing Pods (a list or a streaming watch-list) hangs until the test lets it through
+		}
+		if failWrites.Load() && strings.Contains(r.URL.Path, "/endpointslices") && r.Method != http.MethodGet {
+			http.Error(w, "injected failure", http.StatusInternalServerError)
+			return true
 		}
 		return false
 	})
@@ -254,6 +262,21 @@ func TestHealthEndpoints(t *testing.T) {
 			value(m, "kubectl_slices_syncs", map[string]string{"result": "success"}) >= 1 &&
 			value(m, "kubectl_slices_endpoints_desired", nil) == 1
 	})
+	// A write the API server refuses: an error sync, and upstream's
+	// Warning event on the Service.
+	failWrites.Store(true)
+	s1 := podSpec("web", 1, 44)
+	mustPods(t, shared, ns, s1)
+	want[s1.IPs[0]] = "true:" + nodeZone(s1.Node)
+	within(t, "a failed sync counted", 10*time.Second, func() bool {
+		return value(r.metrics(t), "kubectl_slices_syncs", map[string]string{"result": "error"}) >= 1
+	})
+	within(t, "a FailedToUpdateEndpointSlices event on the Service", 10*time.Second, func() bool {
+		evs, err := shared.Admin.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=web,reason=FailedToUpdateEndpointSlices"})
+		return err == nil && len(evs.Items) > 0 && evs.Items[0].Source.Component == "kubectl-slices" && evs.Items[0].Type == corev1.EventTypeWarning
+	})
+	failWrites.Store(false)
+	within(t, "converged after the failure, with backoff", 10*time.Second, func() bool { return endpointState(t, shared, ns, "web") == want.String() })
 	m := r.metrics(t)
 	for _, name := range []string{"kubectl_slices_workqueue_depth", "kubectl_slices_last_successful_sync_age_seconds",
 		"kubectl_slices_is_leader", "kubectl_slices_services_controller_current", "kubectl_slices_endpoints_added_per_sync",
