@@ -1,17 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"strconv"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
-
-	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
 // BenchmarkIdleWatch: the 20,000-Pod Service of BenchmarkWatchLatency with
@@ -26,57 +20,13 @@ func BenchmarkIdleWatch(b *testing.B) {
 	if s, err := strconv.Atoi(os.Getenv("BENCH_IDLE_SECONDS")); err == nil && s > 0 {
 		idle = time.Duration(s) * time.Second
 	}
-	cp := startBenchCluster(b)
-	ctx := context.Background()
+	cp, _, view, start := hugeCluster(b)
 	ns := "huge"
-	if err := cp.Namespace(ctx, ns); err != nil {
-		b.Fatal(err)
-	}
-	mustService(b, cp, service(ns, "huge"))
-	start := time.Now()
-	var specs []controlplane.PodSpec
-	for i := range watchBenchPods {
-		specs = append(specs, podSpec("huge", i, 70))
-	}
-	if err := cp.Pods(ctx, ns, specs, 16); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("seeded %d Pods in %v", watchBenchPods, time.Since(start).Round(time.Second))
-
-	view := newReadyView()
-	factory := informers.NewSharedInformerFactoryWithOptions(cp.Admin, 0, informers.WithNamespace(ns))
-	inf := factory.Discovery().V1().EndpointSlices().Informer()
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { view.apply(o, false) },
-		UpdateFunc: func(_, o any) { view.apply(o, false) },
-		DeleteFunc: func(o any) { view.apply(o, true) },
-	}); err != nil {
-		b.Fatal(err)
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	factory.Start(stop)
-	factory.WaitForCacheSync(stop)
-	if err := cp.StartControllerManager(ctx); err != nil {
-		b.Fatal(err)
-	}
 	addr := freeAddr(b)
 	w := startWatch(b, cp, cp.Kubeconfig, "sync", "--all", "-A", "--watch", "--summary-interval=0",
 		"--leader-elect", "--leader-elect-resource-namespace", ns, "--health-addr", addr)
 	r := replica{w, addr}
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		view.mu.Lock()
-		o, k := view.count(oursLabel), view.count(controllerLabel)
-		view.mu.Unlock()
-		if o == watchBenchPods && k == watchBenchPods {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("not converged: ours %d, controller %d ready endpoints", o, k)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitConverged(b, view)
 	b.Logf("both converged %v after seeding began", time.Since(start).Round(time.Second))
 	time.Sleep(10 * time.Second) // let the initial syncs' garbage be collected
 
