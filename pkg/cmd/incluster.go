@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
@@ -113,7 +114,14 @@ type election struct {
 }
 
 // newElection prepares the election; Start runs it.
-func newElection(client kubernetes.Interface, l LeaderFlags, ns string, watchdog *leaderelection.HealthzAdaptor, metrics *controller.Metrics, report *controller.Reporter) (*election, error) {
+func newElection(ctx context.Context, client kubernetes.Interface, l LeaderFlags, ns string, watchdog *leaderelection.HealthzAdaptor, metrics *controller.Metrics, report *controller.Reporter) (*election, error) {
+	// client-go's elector retries a lock it may not read forever and says
+	// so only in its logs: check the right to read it once, up front.
+	ctx0, cancel0 := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel0()
+	if _, err := client.CoordinationV1().Leases(ns).Get(ctx0, l.Name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return nil, &ExitError{Code: ExitAPI, Err: fmt.Errorf("leader election: cannot read the Lease %s/%s (the loop needs get, create and update on leases): %v", ns, l.Name, err)}
+	}
 	id := identity()
 	lock := &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: ns, Name: l.Name},
@@ -121,7 +129,7 @@ func newElection(client kubernetes.Interface, l LeaderFlags, ns string, watchdog
 		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
 	}
 	abort, lose := context.WithCancel(context.Background())
-	ctx, stop := context.WithCancel(context.Background())
+	runCtx, stop := context.WithCancel(context.Background())
 	e := &election{Leading: make(chan struct{}), Abort: abort, lose: lose, stop: stop, done: make(chan struct{}), name: ns + "/" + l.Name}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: lock, Name: "kubectl-slices",
@@ -156,7 +164,7 @@ func newElection(client kubernetes.Interface, l LeaderFlags, ns string, watchdog
 		report.Notice("", fmt.Sprintf("leader election: lease %s/%s as %s", ns, l.Name, id))
 		go func() {
 			defer close(e.done)
-			le.Run(ctx)
+			le.Run(runCtx)
 		}()
 	}
 	return e, nil

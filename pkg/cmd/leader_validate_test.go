@@ -1,9 +1,20 @@
 package cmd
 
 import (
+	"context"
+	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 )
 
 // The in-cluster flags are valid only with --watch (and the lease's only
@@ -43,5 +54,24 @@ func TestLeaderFlagsAccepted(t *testing.T) {
 	}
 	if id1, id2 := identity(), identity(); id1 == id2 || !strings.Contains(id1, "_") {
 		t.Errorf("identities %q and %q: want hostname_random, distinct", id1, id2)
+	}
+}
+
+// Without the right to read the Lease, the loop says which rights it needs
+// and exits 4, rather than retry silently forever as client-go's elector does.
+func TestElectionNeedsLeaseRights(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("get", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kubectl-slices", errors.New("no"))
+	})
+	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices"}
+	_, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false))
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitAPI || !strings.Contains(err.Error(), "get, create and update on leases") {
+		t.Errorf("got %v", err)
+	}
+	client = fake.NewClientset() // NotFound: the elector creates the Lease
+	if _, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false)); err != nil {
+		t.Errorf("no Lease yet: %v", err)
 	}
 }

@@ -136,7 +136,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 			leaseNS = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
 		}
 		var err error
-		if e, err = newElection(client, o.Leader, leaseNS, watchdog, opts.Metrics, opts.Report); err != nil {
+		if e, err = newElection(ctx, client, o.Leader, leaseNS, watchdog, opts.Metrics, opts.Report); err != nil {
 			return err
 		}
 		opts.Leading, opts.Abort = e.Leading, e.Abort

@@ -117,6 +117,9 @@ func (c *Controller) observe(key string, svc *corev1.Service, out syncer.Outcome
 	switch {
 	case out.Err == nil:
 		c.opts.Metrics.Planned(key, out.Plan, out.Result, c.opts.Plan.MaxEndpointsPerSlice)
+	case c.opts.Abort != nil && c.opts.Abort.Err() != nil:
+		// The lease was lost: a write cut short is no failure to record,
+		// and a former leader writes nothing more, events included.
 	case !errors.Is(out.Err, errStale) && c.opts.Events != nil:
 		c.opts.Events.Eventf(svc, corev1.EventTypeWarning, "FailedToUpdateEndpointSlices",
 			"Error updating Endpoint Slices for Service %s/%s: %v", svc.Namespace, svc.Name, out.Err)
