@@ -124,13 +124,11 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	opts.Events = events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubectl-slices"})
 	var watchdog *leaderelection.HealthzAdaptor
+	var e *election
 	if o.Leader.Elect {
 		// kube-controller-manager's: the lease may lapse 20 s before
 		// /healthz fails.
 		watchdog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
-	}
-	var e *election
-	if o.Leader.Elect {
 		leaseNS := o.Leader.Namespace
 		if leaseNS == "" {
 			leaseNS = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
