@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch lint demo control-plane clean
+.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle lint demo control-plane clean
 
 all: build
 
@@ -77,6 +77,10 @@ bench-cache: control-plane
 ## bench-watch: sync --watch latency and memory beside kube-controller-manager on a 20,000-Pod Service
 bench-watch: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkWatch -benchtime 1x -timeout 60m
+
+## bench-watch-idle: CPU and memory of sync --watch --leader-elect idling on the 20,000-Pod cluster beside kube-controller-manager
+bench-watch-idle: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkIdleWatch -benchtime 1x -timeout 60m
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -33,7 +33,7 @@ const exitCodeHelp = `Exit codes:
 * 1: diff/explain: changes needed or drift found; check: findings; release: a hand-back was refused; sync: some Services failed while others synced
 * 2: usage error: bad flag value, invalid selector, an argument that is not a Service
 * 3: a Service was not found
-* 4: the API server refused or failed: Forbidden, unreachable, namespace terminating
+* 4: the API server refused or failed: Forbidden, unreachable, namespace terminating; sync --watch --leader-elect: the lease was lost
 * 5: the slices kept changing during sync and retries ran out
 * 130: interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`
 

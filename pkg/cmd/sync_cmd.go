@@ -24,7 +24,10 @@ type SyncOptions struct {
 	WithEndpoints bool
 	Workers       int
 	WatchFlags    WatchFlags
+	Leader        LeaderFlags
 	args          []string
+	// changed reports whether a flag was set on the command line.
+	changed func(string) bool
 }
 
 func addPlanFlags(cmd *cobra.Command, p *PlanFlags) {
@@ -64,10 +67,14 @@ back.
   kubectl slices sync -l tier=frontend -A
 
   # Keep every Service of a namespace current until interrupted
-  kubectl slices sync --all -n shop --watch`,
+  kubectl slices sync --all -n shop --watch
+
+  # In a cluster, as one of several replicas: one leads and writes, the others stand by;
+  # probes and Prometheus metrics on :8080
+  kubectl slices sync --all -A --watch --leader-elect --health-addr :8080`,
 		ValidArgsFunction: root.completeServices,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.DryRun = args, apply.DryRun(dryRun)
+			o.args, o.DryRun, o.changed = args, apply.DryRun(dryRun), c.Flags().Changed
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -77,6 +84,7 @@ back.
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	addWatchFlags(cmd, &o.WatchFlags)
+	addLeaderFlags(cmd, &o.Leader)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")

@@ -2,13 +2,20 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
@@ -31,6 +38,13 @@ func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 
 func (o *SyncOptions) validateWatch() error {
 	w := o.WatchFlags
+	changed := o.changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	if err := validateLeader(changed, o.Leader, w.Watch); err != nil {
+		return err
+	}
 	if !w.Watch {
 		return nil
 	}
@@ -96,8 +110,69 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 			return usageError("invalid selector %q: %v", o.Targets.Selector, err)
 		}
 	}
-	if err := controller.New(client, opts).Run(ctx); err != nil {
-		return describe(ns, "", err)
+	return o.runController(ctx, client, ns, opts)
+}
+
+// runController runs the loop with the in-cluster parts the flags ask for:
+// the health endpoint, leader election, events on Services.
+func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
+	var ctrl *controller.Controller
+	opts.Metrics = controller.NewMetrics(func() int { return ctrl.QueueLen() })
+	// Events on Services for failed syncs, as upstream records them.
+	events := record.NewBroadcaster(record.WithContext(ctx))
+	defer events.Shutdown()
+	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	opts.Events = events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubectl-slices"})
+	var watchdog *leaderelection.HealthzAdaptor
+	var e *election
+	if o.Leader.Elect {
+		// kube-controller-manager's: the lease may lapse 20 s before
+		// /healthz fails.
+		watchdog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
+		leaseNS := o.Leader.Namespace
+		if leaseNS == "" {
+			leaseNS = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
+		}
+		var err error
+		if e, err = newElection(ctx, client, o.Leader, leaseNS, watchdog, opts.Metrics, opts.Report); err != nil {
+			return err
+		}
+		opts.Leading, opts.Abort = e.Leading, e.Abort
+	}
+	ctrl = controller.New(client, opts)
+	hctx, stopHealth := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopHealth()
+	if o.Leader.HealthAddr != "" {
+		addr, err := serveHealth(hctx, o.Leader.HealthAddr, opts.Metrics.Registry, ctrl.Ready, ctrl.Healthy, watchdog)
+		if err != nil {
+			return err
+		}
+		opts.Report.Notice("", "serving /healthz, /readyz and /metrics on "+addr)
+	}
+	if e == nil {
+		if err := ctrl.Run(ctx); err != nil {
+			return describe(ns, "", err)
+		}
+		return nil
+	}
+	e.Start()
+	// Losing the lease stops the loop at once; a signal lets the syncs in
+	// flight finish, then the lease is released for a fast hand-over.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-e.Abort.Done():
+			cancel()
+		case <-rctx.Done():
+		}
+	}()
+	runErr := ctrl.Run(rctx)
+	if e.Release() {
+		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("lost the lease %s (not renewed within %v): stopped writing; exiting so that a restart stands by again", e.name, o.Leader.RenewDeadline)}
+	}
+	if runErr != nil {
+		return describe(ns, "", runErr)
 	}
 	return nil
 }

@@ -10,13 +10,13 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
-	discovery "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -43,6 +43,16 @@ type Options struct {
 	// SummaryInterval is how often a summary line is printed; 0 for never.
 	SummaryInterval time.Duration
 	Report          *Reporter
+	// Metrics (may be nil) are recorded for each sync.
+	Metrics *Metrics
+	// Events (may be nil) records sync failures on the Service, as upstream.
+	Events record.EventRecorder
+	// Leading, when not nil, holds the workers until it is closed: a
+	// standby fills and keeps its caches but writes nothing.
+	Leading <-chan struct{}
+	// Abort, when not nil, is cancelled when writing must stop at once
+	// (leadership lost); writes in flight are cut rather than finished.
+	Abort context.Context
 }
 
 // Controller keeps the selected Services' slices current.
@@ -58,6 +68,8 @@ type Controller struct {
 
 	mu       sync.Mutex
 	handback map[string]bool // Services whose controller slices were said current
+
+	health health
 }
 
 // New builds a Controller; Run starts it.
@@ -119,6 +131,11 @@ func (c *Controller) Run(ctx context.Context) error {
 	// resident for the life of the process.
 	debug.FreeOSMemory()
 	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
+	c.health.synced(infs)
+	if !c.waitLeading(ctx) {
+		c.queue.ShutDown()
+		return nil // stopped while standing by: nothing was written
+	}
 	var wg sync.WaitGroup
 	for range c.opts.Workers {
 		wg.Go(func() {
@@ -132,12 +149,16 @@ func (c *Controller) Run(ctx context.Context) error {
 		defer t.Stop()
 		tick = t.C
 	}
+	beat := time.NewTicker(heartbeat)
+	defer beat.Stop()
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			done = true
 		case <-tick:
 			c.report.Summary(c.queue.Len())
+		case <-beat.C:
+			c.health.beat()
 		}
 	}
 	c.queue.ShutDown()
@@ -169,9 +190,14 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		return false
 	}
 	c.report.syncs.Add(1)
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	base := context.WithoutCancel(ctx)
+	if c.opts.Abort != nil {
+		base = c.opts.Abort
+	}
+	wctx, cancel := context.WithTimeout(base, 30*time.Second)
 	defer cancel()
 	err := c.sync(wctx, key)
+	c.opts.Metrics.Result(result(err))
 	switch {
 	case err == nil:
 		c.queue.Forget(key)
@@ -184,37 +210,6 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		c.queue.AddRateLimited(key)
 	}
 	return true
-}
-
-// errStale: the cache has not yet seen our last writes for the Service.
-var errStale = errors.New("the cache has not yet seen our own writes")
-
-// guarded is the cache as a syncer.Source that refuses to plan from slices
-// older than our own writes.
-type guarded struct {
-	*cluster.Cache
-	slices    *sliceTracker
-	key       string
-	managedBy string
-}
-
-func (g guarded) Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error) {
-	in, err := g.Cache.Load(ctx, svc)
-	if err == nil && g.slices.Stale(g.key, ours(in.Slices, g.managedBy)) {
-		return in, errStale
-	}
-	return in, err
-}
-
-// ours keeps our live slices of a Service, without those being deleted.
-func ours(all []*discovery.EndpointSlice, managedBy string) []*discovery.EndpointSlice {
-	var out []*discovery.EndpointSlice
-	for _, s := range all {
-		if s.Labels[discovery.LabelManagedBy] == managedBy && s.DeletionTimestamp == nil {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {
@@ -249,6 +244,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		},
 	})
 	c.record(out.Result)
+	c.observe(key, svc, out)
 	if out.Result.Writes() > 0 {
 		c.report.Write(key, out.Plan, out.Result)
 	}
@@ -267,6 +263,7 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 	c.trigger.Forget(ns, name)
 	res, err := syncer.DeleteAll(ctx, c.client.DiscoveryV1(), ns, mine, c.opts.Write)
 	c.record(res)
+	c.opts.Metrics.Wrote(res)
 	if res.Writes() > 0 {
 		c.report.Removed(key, res)
 	}
@@ -274,7 +271,10 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 		c.slices.Forget(key)
 		c.mu.Lock()
 		delete(c.handback, key)
+		n := len(c.handback)
 		c.mu.Unlock()
+		c.opts.Metrics.SetHandback(n)
+		c.opts.Metrics.Gone(key)
 	}
 	return err
 }

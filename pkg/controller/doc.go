@@ -7,6 +7,13 @@
 // upstream's EndpointSliceTracker) keeps the workers from acting on a cache
 // that has not yet seen them, and tells our own write echoes from hand edits.
 //
+// In a cluster (metrics.go, health.go): Prometheus metrics after upstream's
+// EndpointSlice controller's are recorded here around the pure planner;
+// Ready and Healthy feed /readyz and /healthz; with Options.Leading a
+// standby fills its caches and queues Services but starts no worker until
+// it leads, and Options.Abort cuts writes in flight when the lease is lost.
+// Failed syncs are Warning events on the Service, as upstream records them.
+//
 // Cost, as measured (make bench-watch, 20,000 Pods): each sync re-plans the
 // whole Service from the cache, as upstream does; a CPU profile of a flip
 // showed the planner's per-Pod pass and its sort of shuffled Pods (about

@@ -30,7 +30,9 @@ func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
 	}
 	c.mu.Lock()
 	c.handback[key] = true
+	n := len(c.handback)
 	c.mu.Unlock()
+	c.opts.Metrics.SetHandback(n)
 	c.report.Notice(key, fmt.Sprintf("kube-controller-manager's slices exist and are current (%d %s, same endpoints as ours)",
 		len(theirs), plural(len(theirs), "slice", "slices")))
 }

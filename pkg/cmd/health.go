@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/tools/leaderelection"
+)
+
+// check is one probe's condition; nil means fine.
+type check func(*http.Request) error
+
+// probe answers 200 "ok" while every check passes, else 503 naming the first
+// failure, as the kubelet's probes and kube-controller-manager's expect.
+func probe(checks ...check) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, c := range checks {
+			if c == nil {
+				continue
+			}
+			if err := c(r); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		fmt.Fprintln(w, "ok")
+	})
+}
+
+// serveHealth listens on addr before anything else starts, so /readyz says
+// "not ready" while the caches fill, and serves until ctx is done. It
+// returns the address bound (addr may have port 0).
+func serveHealth(ctx context.Context, addr string, reg *prometheus.Registry, ready, healthy func() error, watchdog *leaderelection.HealthzAdaptor) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--health-addr %s: %v", addr, err)}
+	}
+	mux := http.NewServeMux()
+	alive := func(*http.Request) error { return healthy() }
+	var lease check
+	if watchdog != nil {
+		lease = watchdog.Check
+	}
+	mux.Handle("/healthz", probe(alive, lease))
+	mux.Handle("/readyz", probe(func(*http.Request) error { return ready() }))
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err // the listener closed under us: the probes fail, the kubelet acts
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	return ln.Addr().String(), nil
+}

@@ -1,0 +1,77 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+)
+
+// The in-cluster flags are valid only with --watch (and the lease's only
+// with --leader-elect), and the lease times must be ones client-go's
+// elector accepts; each refusal is a usage error before any request.
+func TestLeaderFlagErrors(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	w := []string{"sync", "--all", "--watch"}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sync", "--all", "--leader-elect"}, "--leader-elect is valid only with --watch"},
+		{[]string{"sync", "--all", "--health-addr", ":8080"}, "--health-addr is valid only with --watch"},
+		{[]string{"sync", "--all", "--leader-elect-resource-name", "x"}, "--leader-elect-resource-name is valid only with --watch"},
+		{append(w, "--leader-elect-lease-duration", "30s"), "--leader-elect-lease-duration is valid only with --leader-elect"},
+		{append(w, "--leader-elect-resource-namespace", "ops"), "--leader-elect-resource-namespace is valid only with --leader-elect"},
+		{append(w, "--leader-elect", "--leader-elect-lease-duration", "10s"), "must be longer than --leader-elect-renew-deadline"},
+		{append(w, "--leader-elect", "--leader-elect-retry-period", "9s"), "must be longer than 1.2 times --leader-elect-retry-period"},
+		{append(w, "--leader-elect", "--leader-elect-retry-period", "0s"), "must be positive"},
+		{append(w, "--leader-elect", "--leader-elect-resource-name", ""), "--leader-elect-resource-name must not be empty"},
+		{append(w, "--health-addr", "8080"), "--health-addr must be HOST:PORT"},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCmd(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, ExitUsage, c.want)
+		}
+	}
+}
+
+func TestLeaderFlagsAccepted(t *testing.T) {
+	on := map[string]bool{"leader-elect": true, "leader-elect-lease-duration": true, "health-addr": true}
+	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices", HealthAddr: ":8080"}
+	if err := validateLeader(func(n string) bool { return on[n] }, l, true); err != nil {
+		t.Errorf("kube-controller-manager's defaults refused: %v", err)
+	}
+	if id1, id2 := identity(), identity(); id1 == id2 || !strings.Contains(id1, "_") {
+		t.Errorf("identities %q and %q: want hostname_random, distinct", id1, id2)
+	}
+}
+
+// Without the right to read the Lease, the loop says which rights it needs
+// and exits 4, rather than retry silently forever as client-go's elector does.
+func TestElectionNeedsLeaseRights(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("get", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kubectl-slices", errors.New("no"))
+	})
+	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices"}
+	_, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false))
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitAPI || !strings.Contains(err.Error(), "get, create and update on leases") {
+		t.Errorf("got %v", err)
+	}
+	client = fake.NewClientset() // NotFound: the elector creates the Lease
+	if _, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false)); err != nil {
+		t.Errorf("no Lease yet: %v", err)
+	}
+}
