@@ -2,11 +2,14 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -97,7 +100,34 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		}
 	}
 	if err := controller.New(client, opts).Run(ctx); err != nil {
+		if apierrors.IsForbidden(err) {
+			// A right the loop needs is missing (checked at start-up, so the
+			// informers never retry a forbidden list forever).
+			scope := "namespace " + opts.Namespace
+			if opts.Namespace == metav1.NamespaceAll {
+				scope = "all namespaces"
+			}
+			return &ExitError{ExitAPI, fmt.Errorf("forbidden: cannot %s in %s; `kubectl slices deploy` prints the RBAC the loop needs",
+				forbiddenWhat(err), scope)}
+		}
 		return describe(ns, "", err)
 	}
 	return nil
+}
+
+// forbiddenWhat is "VERB RESOURCE[.GROUP]" of a Forbidden error.
+func forbiddenWhat(err error) string {
+	what := "access the API"
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		verb := forbiddenVerb(status.Status().Message)
+		what = verb + " the request"
+		if d := status.Status().Details; d != nil {
+			what = verb + " " + d.Kind
+			if d.Group != "" {
+				what += "." + d.Group
+			}
+		}
+	}
+	return what
 }
