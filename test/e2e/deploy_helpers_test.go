@@ -110,3 +110,77 @@ func runBounded(t testing.TB, cp *controlplane.ControlPlane, kubeconfig string, 
 	code, _ := w.stop(t, 0)
 	return code, w.output()
 }
+
+// loopArgs are the Deployment's container args, less the flags this build
+// of the plugin does not know (sync --help does not list them), so that a
+// test runs the loop as the manifests would.
+func loopArgs(t testing.TB, cp *controlplane.ControlPlane, objs []unstructured.Unstructured) []string {
+	t.Helper()
+	spec := podSpecOf(t, objs)
+	containers, _ := spec["containers"].([]any)
+	if len(containers) != 1 {
+		t.Fatalf("%d containers", len(containers))
+	}
+	var args []string
+	for _, a := range containers[0].(map[string]any)["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	help := kubectl(t, cp, "slices", "sync", "--help").mustCode(t, 0).Stdout
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name, _, _ := strings.Cut(args[i], "=")
+		if strings.HasPrefix(name, "--") && !strings.Contains(help, name+"=") && !strings.Contains(help, name+":") && !strings.Contains(help, name+" ") {
+			t.Logf("this build has no %s: dropped", name)
+			if !strings.Contains(args[i], "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// podSpecOf is the pod template's spec of the Deployment in objs.
+func podSpecOf(t testing.TB, objs []unstructured.Unstructured) map[string]any {
+	t.Helper()
+	d := ofKinds(objs, "Deployment")
+	if len(d) != 1 {
+		t.Fatalf("%d Deployments", len(d))
+	}
+	spec, ok, err := unstructured.NestedMap(d[0].Object, "spec", "template", "spec")
+	if !ok || err != nil {
+		t.Fatalf("no pod template: %v", err)
+	}
+	return spec
+}
+
+// checkRestricted dry-run-creates a Pod with the Deployment's pod spec in
+// ns, which enforces the restricted Pod Security Standard: the API server's
+// PodSecurity admission judges Pods, not Deployments. The same spec without
+// its security contexts must be refused, or the namespace proves nothing.
+func checkRestricted(t testing.TB, cp *controlplane.ControlPlane, ns string, objs []unstructured.Unstructured) {
+	t.Helper()
+	labels := kubectl(t, cp, "get", "namespace", ns, "-o", "jsonpath={.metadata.labels}").mustCode(t, 0).Stdout
+	if !strings.Contains(labels, `"pod-security.kubernetes.io/enforce":"restricted"`) {
+		t.Fatalf("namespace %s does not enforce restricted: %s", ns, labels)
+	}
+	pod := func(spec map[string]any) string {
+		p := unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"name": "pss-check", "namespace": ns}, "spec": spec}}
+		return manifestFile(t, []unstructured.Unstructured{p})
+	}
+	spec := podSpecOf(t, objs)
+	kubectl(t, cp, "create", "--dry-run=server", "-f", pod(spec)).mustCode(t, 0)
+	bare := runtimeCopy(spec)
+	delete(bare, "securityContext")
+	delete(bare["containers"].([]any)[0].(map[string]any), "securityContext")
+	r := kubectl(t, cp, "create", "--dry-run=server", "-f", pod(bare))
+	if r.Code == 0 || !strings.Contains(r.Stderr, "violates PodSecurity \"restricted") {
+		t.Fatalf("a Pod without security contexts was not refused: exit %d %s", r.Code, r.Stderr)
+	}
+}
+
+func runtimeCopy(m map[string]any) map[string]any {
+	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
+}

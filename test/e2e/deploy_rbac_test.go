@@ -39,7 +39,7 @@ func TestDeployClusterRBAC(t *testing.T) {
 		want = append(want, fmt.Sprintf("%s:true:%s", s.IPs[0], testNodes[i%len(testNodes)].Zone))
 	}
 	sort.Strings(want)
-	w := startWatch(t, cp, kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
+	w := startWatch(t, cp, kubeconfig, append(loopArgs(t, cp, objs), "--summary-interval=0")...)
 	within(t, "the Service converges as the ServiceAccount", 15*time.Second, func() bool {
 		return endpointState(t, cp, app, "web") == strings.Join(want, " ")
 	})
@@ -49,6 +49,12 @@ func TestDeployClusterRBAC(t *testing.T) {
 	if out := w.output(); strings.Contains(out, "not readable") || strings.Contains(out, "forbidden") {
 		t.Errorf("with every rule the loop still lacks a right:\n%s", out)
 	}
+
+	// The whole output passes the API server's validation and admission,
+	// and the pod spec its PodSecurity admission in the namespace deploy
+	// labels restricted.
+	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, objs)).mustCode(t, 0)
+	checkRestricted(t, cp, ns, objs)
 
 	// One verb removed at a time.
 	orig, err := cp.Admin.RbacV1().ClusterRoles().Get(ctx, "kubectl-slices", metav1.GetOptions{})
