@@ -97,6 +97,7 @@ func TestDeployClusterRBAC(t *testing.T) {
 					}
 				default:
 					code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A")
+					t.Logf("exit %d: %s", code, strings.TrimSpace(out))
 					if code != 4 || !strings.Contains(out, "forbidden: cannot "+denied) || !strings.Contains(out, "kubectl slices deploy") {
 						t.Errorf("without %s: exit %d, output:\n%s", denied, code, out)
 					}
