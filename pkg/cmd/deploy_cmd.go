@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/util/cert"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
@@ -25,6 +26,8 @@ type DeployOptions struct {
 	ServiceAccount  string
 	HealthPort      int32
 	Patch           bool
+	Webhook         bool
+	CertManager     bool
 	Output          string
 }
 
@@ -58,6 +61,13 @@ prints the strategic-merge patch that adds the container (kubectl patch --type s
 Unless --service-account names the workload's own ServiceAccount, the patch makes the
 workload run as the kubectl-slices ServiceAccount.
 
+--webhook (cluster mode): the same process also serves the admission webhook on :8443;
+adds its Service, two ValidatingWebhookConfigurations (Services: failurePolicy Ignore,
+warnings only; EndpointSlices of kubectl-slices: failurePolicy Fail) and the certificate: a
+CA and serving certificate generated here into a Secret and the caBundle (the output then
+holds a private key: pipe it to kubectl, do not commit it), or with --cert-manager a
+self-signed Issuer and a Certificate whose CA cert-manager injects.
+
 The RBAC is least privilege: each verb on each resource is needed by a code path, named
 in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults to
 ` + defaultImage() + `; build it from the Dockerfile and name yours with --image.`,
@@ -70,6 +80,9 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
   # As a sidecar of deploy/web: the RBAC, then the container
   kubectl slices deploy --sidecar-for deploy/web -n shop | kubectl apply -f -
   kubectl patch deploy/web -n shop --type strategic -p "$(kubectl slices deploy --sidecar-for deploy/web -n shop --patch)"
+
+  # With the admission webhook, its certificate issued by cert-manager
+  kubectl slices deploy --webhook --cert-manager | kubectl apply -f -
 
   # Check the manifests against the API server without applying them
   kubectl slices deploy | kubectl apply --dry-run=server -f -`,
@@ -89,6 +102,8 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
 	f.StringVar(&o.ServiceAccount, "service-account", "", "With --sidecar-for: bind the Role to the workload's own ServiceAccount instead of creating kubectl-slices")
 	f.Int32Var(&o.HealthPort, "health-port", 8080, "Port of /healthz, /readyz and /metrics")
 	f.BoolVar(&o.Patch, "patch", false, "With --sidecar-for: print the strategic-merge patch adding the container, not the RBAC")
+	f.BoolVar(&o.Webhook, "webhook", false, "Also serve the admission webhook: its Service, certificate and ValidatingWebhookConfigurations (cluster mode)")
+	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", cobra.FixedCompletions([]string{"deploy/", "sts/", "ds/"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
@@ -109,6 +124,10 @@ func (o *DeployOptions) Validate() error {
 		return usageError("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
 	case o.SidecarFor == "" && (o.Patch || o.ServiceAccount != ""):
 		return usageError("--patch and --service-account go with --sidecar-for")
+	case o.Webhook && (o.NamespaceScoped || o.SidecarFor != ""):
+		return usageError("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
+	case o.CertManager && !o.Webhook:
+		return usageError("--cert-manager goes with --webhook")
 	case o.Replicas < 1:
 		return usageError("--replicas must be at least 1")
 	case o.HealthPort < 1 || o.HealthPort > 65535:
@@ -142,10 +161,22 @@ func (o *DeployOptions) Run(c *cobra.Command) error {
 	if o.NamespaceScoped {
 		scope = deploy.Namespace
 	}
-	objs, err := deploy.Objects(deploy.Options{Namespace: ns, Image: o.Image, Replicas: o.Replicas, Scope: scope, HealthPort: o.HealthPort,
-		CreateNamespace: ownNamespace && scope == deploy.Cluster})
+	do := deploy.Options{Namespace: ns, Image: o.Image, Replicas: o.Replicas, Scope: scope, HealthPort: o.HealthPort,
+		CreateNamespace: ownNamespace && scope == deploy.Cluster}
+	objs, err := deploy.Objects(do)
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if o.Webhook {
+		tls := deploy.TLS{CertManager: o.CertManager}
+		if !o.CertManager {
+			if tls, err = selfSignedTLS(ns); err != nil {
+				return err
+			}
+		}
+		if objs, err = deploy.WithWebhook(objs, do, tls); err != nil {
+			return usageError("%v", err)
+		}
 	}
 	return printObjects(o.Out, o.Output, objs)
 }
@@ -175,6 +206,27 @@ func (o *DeployOptions) runSidecar(ns string) error {
 		"#   kubectl patch %s %s -n %s --type strategic -p \"$(kubectl slices deploy --sidecar-for %s -n %s --patch)\"\n",
 		w.Resource, w.Name, w.Resource, w.Name, ns, o.SidecarFor, ns)
 	return nil
+}
+
+// selfSignedTLS makes a CA and a serving certificate it signs for the
+// webhook's Service (client-go util/cert: one year). The CA's key is not
+// kept: running deploy again issues a new pair, which kubectl apply rolls out.
+func selfSignedTLS(ns string) (deploy.TLS, error) {
+	names := deploy.WebhookDNSNames(ns)
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(names[0], nil, names[1:])
+	if err != nil {
+		return deploy.TLS{}, fmt.Errorf("generate the webhook's certificate: %w", err)
+	}
+	// The serving certificate comes first, then the CA that signed it.
+	certs, err := cert.ParseCertsPEM(certPEM)
+	if err != nil || len(certs) != 2 {
+		return deploy.TLS{}, fmt.Errorf("generate the webhook's certificate: %d certificates (%v)", len(certs), err)
+	}
+	ca, err := cert.EncodeCertificates(certs[1])
+	if err != nil {
+		return deploy.TLS{}, err
+	}
+	return deploy.TLS{CertPEM: certPEM, KeyPEM: keyPEM, CABundle: ca}, nil
 }
 
 // printObjects prints YAML documents, or one v1 List as JSON.
