@@ -55,6 +55,15 @@ func TestDeployClusterRBAC(t *testing.T) {
 	// labels restricted.
 	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, objs)).mustCode(t, 0)
 	checkRestricted(t, cp, ns, objs)
+	// With the webhook: its Service, Secret and registrations validate
+	// (CEL match conditions included); cert-manager's kinds are not
+	// installed here, so only the rest of that variant is checked.
+	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, deployObjects(t, cp, "--webhook"))).mustCode(t, 0)
+	cm := deployObjects(t, cp, "--webhook", "--cert-manager")
+	if n := len(ofKinds(cm, "Issuer", "Certificate")); n != 2 {
+		t.Errorf("--cert-manager: %d Issuer and Certificate objects", n)
+	}
+	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, ofKinds(cm, "Service", "ValidatingWebhookConfiguration", "Deployment"))).mustCode(t, 0)
 
 	// One verb removed at a time.
 	orig, err := cp.Admin.RbacV1().ClusterRoles().Get(ctx, "kubectl-slices", metav1.GetOptions{})
