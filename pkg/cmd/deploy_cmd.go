@@ -1,17 +1,9 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/printers"
-	"k8s.io/client-go/util/cert"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 )
@@ -106,7 +98,7 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
 	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", cobra.FixedCompletions([]string{"deploy/", "sts/", "ds/"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
+	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
 	for _, name := range []string{"image", "replicas", "service-account", "health-port"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -206,59 +198,4 @@ func (o *DeployOptions) runSidecar(ns string) error {
 		"#   kubectl patch %s %s -n %s --type strategic -p \"$(kubectl slices deploy --sidecar-for %s -n %s --patch)\"\n",
 		w.Resource, w.Name, w.Resource, w.Name, ns, o.SidecarFor, ns)
 	return nil
-}
-
-// selfSignedTLS makes a CA and a serving certificate it signs for the
-// webhook's Service (client-go util/cert: one year). The CA's key is not
-// kept: running deploy again issues a new pair, which kubectl apply rolls out.
-func selfSignedTLS(ns string) (deploy.TLS, error) {
-	names := deploy.WebhookDNSNames(ns)
-	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(names[0], nil, names[1:])
-	if err != nil {
-		return deploy.TLS{}, fmt.Errorf("generate the webhook's certificate: %w", err)
-	}
-	// The serving certificate comes first, then the CA that signed it.
-	certs, err := cert.ParseCertsPEM(certPEM)
-	if err != nil || len(certs) != 2 {
-		return deploy.TLS{}, fmt.Errorf("generate the webhook's certificate: %d certificates (%v)", len(certs), err)
-	}
-	ca, err := cert.EncodeCertificates(certs[1])
-	if err != nil {
-		return deploy.TLS{}, err
-	}
-	return deploy.TLS{CertPEM: certPEM, KeyPEM: keyPEM, CABundle: ca}, nil
-}
-
-// printObjects prints YAML documents, or one v1 List as JSON.
-func printObjects(out io.Writer, format string, objs []runtime.Object) error {
-	if format == "json" {
-		list := &corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
-		for _, obj := range objs {
-			list.Items = append(list.Items, runtime.RawExtension{Object: obj})
-		}
-		return (&printers.JSONPrinter{}).PrintObj(list, out)
-	}
-	p := &printers.YAMLPrinter{}
-	for _, obj := range objs {
-		if err := p.PrintObj(obj, out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func printPatch(out io.Writer, format string, patch map[string]any) error {
-	var b []byte
-	var err error
-	if format == "json" {
-		b, err = json.MarshalIndent(patch, "", "    ")
-		b = append(b, '\n')
-	} else {
-		b, err = yaml.Marshal(patch)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(b)
-	return err
 }
