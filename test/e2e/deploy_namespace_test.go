@@ -62,6 +62,11 @@ func TestDeployNamespaceScoped(t *testing.T) {
 func TestDeploySidecar(t *testing.T) {
 	ns := newNamespace(t, shared)
 	kubectl(t, shared, "create", "deployment", "web", "-n", ns, "--image", "registry.example/web:1").mustCode(t, 0)
+	// Completion offers the namespace's Deployments from the API server.
+	r := kubectl(t, shared, "__complete", "slices", "deploy", "-n", ns, "--sidecar-for", "deploy/").mustCode(t, 0)
+	if got := completions(r.Stdout); fmt.Sprint(got) != "[deploy/web]" {
+		t.Errorf("--sidecar-for deploy/ completes %v", got)
+	}
 	objs := deployObjects(t, shared, "--sidecar-for", "deploy/web", "-n", ns)
 	kinds := fmt.Sprint(kindsOf(objs))
 	if kinds != "[ServiceAccount Role RoleBinding]" {
@@ -69,7 +74,7 @@ func TestDeploySidecar(t *testing.T) {
 	}
 	kubectl(t, shared, "apply", "-f", manifestFile(t, objs)).mustCode(t, 0)
 	patch := kubectl(t, shared, "slices", "deploy", "--sidecar-for", "deploy/web", "-n", ns, "--patch").mustCode(t, 0).Stdout
-	r := kubectl(t, shared, "patch", "deployment", "web", "-n", ns, "--type", "strategic", "-p", patch, "--dry-run=server", "-o", "json").mustCode(t, 0)
+	r = kubectl(t, shared, "patch", "deployment", "web", "-n", ns, "--type", "strategic", "-p", patch, "--dry-run=server", "-o", "json").mustCode(t, 0)
 	var d unstructured.Unstructured
 	if err := json.Unmarshal([]byte(r.Stdout), &d.Object); err != nil {
 		t.Fatal(err)
