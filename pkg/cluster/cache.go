@@ -152,7 +152,7 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	}
 	// After a write conflict the inputs are re-read from the API server
 	// (cluster.Reader), which GETs up to nodeGetLimit Nodes one by one.
-	ok, err = c.canRead(ctx, "nodes", "get", "list", "watch")
+	ok, err = c.canRead(ctx, "nodes", "list", "watch", "get")
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (c *Cache) mayWatch(ctx context.Context) error {
 		verbs           []string
 	}{
 		// get: after a write conflict the Service is re-read (cluster.Reader).
-		{"", "services", []string{"get", "list", "watch"}},
+		{"", "services", []string{"list", "watch", "get"}},
 		{"", "pods", []string{"list", "watch"}},
 		{discovery.GroupName, "endpointslices", []string{"list", "watch", "create", "update", "delete"}},
 	}

@@ -43,7 +43,7 @@ func TestDeployNamespaceScoped(t *testing.T) {
 	within(t, "the Service converges on the namespace Role", 15*time.Second, func() bool {
 		return endpointState(t, shared, ns, "web") == strings.Join(want, " ")
 	})
-	w.waitLine(t, "(cannot get nodes)", time.Second)
+	w.waitLine(t, "(cannot list nodes)", time.Second)
 	if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, w.output())
 	}
