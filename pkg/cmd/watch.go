@@ -100,19 +100,24 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		}
 	}
 	if err := controller.New(client, opts).Run(ctx); err != nil {
-		if apierrors.IsForbidden(err) {
-			// A right the loop needs is missing (checked at start-up, so the
-			// informers never retry a forbidden list forever).
-			scope := "namespace " + opts.Namespace
-			if opts.Namespace == metav1.NamespaceAll {
-				scope = "all namespaces"
-			}
-			return &ExitError{ExitAPI, fmt.Errorf("forbidden: cannot %s in %s; `kubectl slices deploy` prints the RBAC the loop needs",
-				forbiddenWhat(err), scope)}
-		}
-		return describe(ns, "", err)
+		return watchError(ns, opts.Namespace, err)
 	}
 	return nil
+}
+
+// watchError describes an error that stopped the loop. A right it needs
+// is missing (checked at start-up, so the informers never retry a
+// forbidden list forever): one line naming it and where the RBAC is.
+func watchError(ns, scope string, err error) error {
+	if !apierrors.IsForbidden(err) {
+		return describe(ns, "", err)
+	}
+	where := "namespace " + scope
+	if scope == metav1.NamespaceAll {
+		where = "all namespaces"
+	}
+	return &ExitError{ExitAPI, fmt.Errorf("forbidden: cannot %s in %s; `kubectl slices deploy` prints the RBAC the loop needs",
+		forbiddenWhat(err), where)}
 }
 
 // forbiddenWhat is "VERB RESOURCE[.GROUP]" of a Forbidden error.
