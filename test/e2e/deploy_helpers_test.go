@@ -113,7 +113,7 @@ func runBounded(t testing.TB, cp *controlplane.ControlPlane, kubeconfig string, 
 
 // loopArgs are the Deployment's container args, less the flags this build
 // of the plugin does not know (sync --help does not list them), so that a
-// test runs the loop as the manifests would.
+// test runs the loop as the manifests would (health on a free loopback port).
 func loopArgs(t testing.TB, cp *controlplane.ControlPlane, objs []unstructured.Unstructured) []string {
 	t.Helper()
 	spec := podSpecOf(t, objs)
@@ -135,6 +135,10 @@ func loopArgs(t testing.TB, cp *controlplane.ControlPlane, objs []unstructured.U
 				i++ // its value
 			}
 			continue
+		}
+		if name == "--health-addr" {
+			// The manifests' :8080 is the Pod's own; here, a free loopback port.
+			args[i] = "--health-addr=127.0.0.1:0"
 		}
 		out = append(out, args[i])
 	}
