@@ -54,6 +54,9 @@ type Cache struct {
 	// need. EndpointsUnreadable: RBAC lets us not list or watch them.
 	Endpoints           cache.Indexer
 	EndpointsUnreadable bool
+	// Denied names the optional rights found missing at start-up ("watch
+	// nodes"), for the loop to say what it runs without.
+	Denied map[string]string
 }
 
 // NewCache returns an empty cache scoped to namespace ("" for all).
@@ -132,7 +135,9 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 		return nil, err
 	}
 	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
-	ok, err := c.canListWatch(ctx, "endpoints")
+	c.Denied = map[string]string{}
+	// The cache's lookup (EndpointsOf) serves the mirroring planner: no GET.
+	ok, err := c.canRead(ctx, "endpoints", "list", "watch")
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +150,9 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	} else {
 		c.EndpointsUnreadable = true
 	}
-	ok, err = c.canListWatch(ctx, "nodes")
+	// After a write conflict the inputs are re-read from the API server
+	// (cluster.Reader), which GETs up to nodeGetLimit Nodes one by one.
+	ok, err = c.canRead(ctx, "nodes", "list", "watch", "get")
 	if err != nil {
 		return nil, err
 	}
@@ -159,12 +166,17 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	return out, nil
 }
 
-// canListWatch asks whether a core resource may be listed and watched.
-func (c *Cache) canListWatch(ctx context.Context, resource string) (bool, error) {
-	for _, verb := range []string{"list", "watch"} {
+// canRead asks whether a core resource may be read with every verb given;
+// the first one denied is kept in Denied.
+func (c *Cache) canRead(ctx context.Context, resource string, verbs ...string) (bool, error) {
+	for _, verb := range verbs {
 		ok, err := c.allowed(ctx, verb, "", resource)
-		if !ok || err != nil {
+		if err != nil {
 			return false, err
+		}
+		if !ok {
+			c.Denied[resource] = verb + " " + resource
+			return false, nil
 		}
 	}
 	return true, nil
@@ -178,7 +190,8 @@ func (c *Cache) mayWatch(ctx context.Context) error {
 		group, resource string
 		verbs           []string
 	}{
-		{"", "services", []string{"list", "watch"}},
+		// get: after a write conflict the Service is re-read (cluster.Reader).
+		{"", "services", []string{"list", "watch", "get"}},
 		{"", "pods", []string{"list", "watch"}},
 		{discovery.GroupName, "endpointslices", []string{"list", "watch", "create", "update", "delete"}},
 	}

@@ -11,9 +11,10 @@ import (
 var commandGroups = templates.CommandGroups{
 	{Message: "Troubleshooting Commands:", Commands: nil},
 	{Message: "Repair Commands:", Commands: nil},
+	{Message: "Deployment Commands:", Commands: nil},
 }
 
-var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "release": 1, "prune": 1}
+var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "release": 1, "prune": 1, "deploy": 2}
 
 // setupHelp gives the command tree kubectl's help: long descriptions and
 // examples normalised by kubectl's templates, command groups, each command's

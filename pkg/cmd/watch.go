@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -151,7 +153,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 	}
 	if e == nil {
 		if err := ctrl.Run(ctx); err != nil {
-			return describe(ns, "", err)
+			return watchError(ns, opts.Namespace, err)
 		}
 		return nil
 	}
@@ -172,7 +174,39 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("lost the lease %s (not renewed within %v): stopped writing; exiting so that a restart stands by again", e.name, o.Leader.RenewDeadline)}
 	}
 	if runErr != nil {
-		return describe(ns, "", runErr)
+		return watchError(ns, opts.Namespace, runErr)
 	}
 	return nil
+}
+
+// watchError describes an error that stopped the loop. A right it needs
+// is missing (checked at start-up, so the informers never retry a
+// forbidden list forever): one line naming it and where the RBAC is.
+func watchError(ns, scope string, err error) error {
+	if !apierrors.IsForbidden(err) {
+		return describe(ns, "", err)
+	}
+	where := "namespace " + scope
+	if scope == metav1.NamespaceAll {
+		where = "all namespaces"
+	}
+	return &ExitError{ExitAPI, fmt.Errorf("forbidden: cannot %s in %s; `kubectl slices deploy` prints the RBAC the loop needs",
+		forbiddenWhat(err), where)}
+}
+
+// forbiddenWhat is "VERB RESOURCE[.GROUP]" of a Forbidden error.
+func forbiddenWhat(err error) string {
+	what := "access the API"
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		verb := forbiddenVerb(status.Status().Message)
+		what = verb + " the request"
+		if d := status.Status().Details; d != nil {
+			what = verb + " " + d.Kind
+			if d.Group != "" {
+				what += "." + d.Group
+			}
+		}
+	}
+	return what
 }

@@ -113,10 +113,10 @@ func (c *Controller) Run(ctx context.Context) error {
 		return err
 	}
 	if c.cache.EndpointsUnreadable {
-		c.report.Notice("", "Endpoints are not readable with these credentials (list and watch): selectorless Services are not mirrored")
+		c.report.Notice("", "Endpoints are not readable with these credentials (cannot "+c.cache.Denied["endpoints"]+"): selectorless Services are not mirrored")
 	}
 	if c.cache.NodesUnreadable {
-		c.report.Notice("", "Nodes are not readable with these credentials: zones are unknown and kept from the live slices, and no Pod is dropped for its Node")
+		c.report.Notice("", "Nodes are not readable with these credentials (cannot "+c.cache.Denied["nodes"]+"): zones are unknown and kept from the live slices, and no Pod is dropped for its Node")
 	}
 	// Informers stop with ctx; workers finish their item first.
 	factory.Start(ctx.Done())

@@ -1,0 +1,201 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+)
+
+// DeployOptions are deploy's typed options.
+type DeployOptions struct {
+	*RootOptions
+	Image           string
+	Replicas        int32
+	NamespaceScoped bool
+	SidecarFor      string
+	ServiceAccount  string
+	HealthPort      int32
+	Patch           bool
+	Webhook         bool
+	CertManager     bool
+	Output          string
+}
+
+// defaultImage is the image of this build's version; no image is
+// published by this repository, so a real deployment names its own.
+func defaultImage() string { return "ghcr.io/kubectl-slices/kubectl-slices:" + Version }
+
+func newDeployCommand(root *RootOptions) *cobra.Command {
+	o := &DeployOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "deploy [--namespace-scoped | --sidecar-for KIND/NAME]",
+		Short: "Print the manifests that run sync --watch in the cluster (never applies them)",
+		Long: `Print the manifests that keep EndpointSlices current from inside the cluster, for
+kubectl apply -f -. Nothing is applied or read from the cluster.
+
+Cluster mode (the default): the Namespace kubectl-slices, labelled to enforce the
+restricted Pod Security Standard (with -n, an existing namespace is used as it is), a
+ServiceAccount, a ClusterRole and its
+binding, a Role for the leader-election Lease, a Deployment running
+"kubectl-slices sync --watch --all -A --leader-elect" (2 replicas, probes on /healthz and
+/readyz, resources, a pod security context that passes the restricted standard) and a
+PodDisruptionBudget.
+
+--namespace-scoped: the loop watches one namespace (-n, default the kubeconfig's) with a
+Role and RoleBinding only, for a team that may not create cluster-scoped objects. Without
+Nodes, zones are unknown: hints and topology keep what the live slices say.
+
+--sidecar-for deploy/NAME (or sts/NAME, ds/NAME): the ServiceAccount, Role and RoleBinding
+for a container of the loop inside an existing workload, watching its namespace; --patch
+prints the strategic-merge patch that adds the container (kubectl patch --type strategic).
+Unless --service-account names the workload's own ServiceAccount, the patch makes the
+workload run as the kubectl-slices ServiceAccount.
+
+--webhook (cluster mode): the same process also serves the admission webhook on :8443;
+adds its Service, two ValidatingWebhookConfigurations (Services: failurePolicy Ignore,
+warnings only; EndpointSlices of kubectl-slices: failurePolicy Fail) and the certificate: a
+CA and serving certificate generated here into a Secret and the caBundle (the output then
+holds a private key: pipe it to kubectl, do not commit it), or with --cert-manager a
+self-signed Issuer and a Certificate whose CA cert-manager injects.
+
+The RBAC is least privilege: each verb on each resource is needed by a code path, named
+in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults to
+` + defaultImage() + `; build it from the Dockerfile and name yours with --image.`,
+		Example: `  # Run the loop for the whole cluster
+  kubectl slices deploy --image registry.example/kubectl-slices:v1.2.3 | kubectl apply -f -
+
+  # For one namespace, without cluster-scoped rights
+  kubectl slices deploy --namespace-scoped -n shop | kubectl apply -f -
+
+  # As a sidecar of deploy/web: the RBAC, then the container
+  kubectl slices deploy --sidecar-for deploy/web -n shop | kubectl apply -f -
+  kubectl patch deploy/web -n shop --type strategic -p "$(kubectl slices deploy --sidecar-for deploy/web -n shop --patch)"
+
+  # With the admission webhook, its certificate issued by cert-manager
+  kubectl slices deploy --webhook --cert-manager | kubectl apply -f -
+
+  # Check the manifests against the API server without applying them
+  kubectl slices deploy | kubectl apply --dry-run=server -f -`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Image, "image", defaultImage(), "Container image of kubectl-slices (built from the Dockerfile)")
+	f.Int32Var(&o.Replicas, "replicas", 2, "Replicas of the Deployment; one leads, the others stand by with warm caches")
+	f.BoolVar(&o.NamespaceScoped, "namespace-scoped", false, "Watch one namespace (-n) with a Role only: no cluster-scoped objects")
+	f.StringVar(&o.SidecarFor, "sidecar-for", "", "Run the loop as a container of this workload (deploy/NAME, sts/NAME or ds/NAME), in its namespace")
+	f.StringVar(&o.ServiceAccount, "service-account", "", "With --sidecar-for: bind the Role to the workload's own ServiceAccount instead of creating kubectl-slices")
+	f.Int32Var(&o.HealthPort, "health-port", 8080, "Port of /healthz, /readyz and /metrics")
+	f.BoolVar(&o.Patch, "patch", false, "With --sidecar-for: print the strategic-merge patch adding the container, not the RBAC")
+	f.BoolVar(&o.Webhook, "webhook", false, "Also serve the admission webhook: its Service, certificate and ValidatingWebhookConfigurations (cluster mode)")
+	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
+	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
+	for _, name := range []string{"image", "replicas", "service-account", "health-port"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	return cmd
+}
+
+// Validate checks the flags; nothing is printed on error.
+func (o *DeployOptions) Validate() error {
+	switch {
+	case o.Output != "yaml" && o.Output != "json":
+		return usageError("-o must be yaml or json, got %q", o.Output)
+	case o.AllNamespaces:
+		return usageError("deploy takes no -A: cluster mode (the default) already watches every namespace")
+	case o.NamespaceScoped && o.SidecarFor != "":
+		return usageError("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
+	case o.SidecarFor == "" && (o.Patch || o.ServiceAccount != ""):
+		return usageError("--patch and --service-account go with --sidecar-for")
+	case o.Webhook && (o.NamespaceScoped || o.SidecarFor != ""):
+		return usageError("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
+	case o.CertManager && !o.Webhook:
+		return usageError("--cert-manager goes with --webhook")
+	case o.Replicas < 1:
+		return usageError("--replicas must be at least 1")
+	case o.HealthPort < 1 || o.HealthPort > 65535:
+		return usageError("--health-port must be between 1 and 65535")
+	case o.Image == "":
+		return usageError("--image must name an image")
+	}
+	return nil
+}
+
+// namespace is -n if given; else the kubeconfig's, except in cluster mode,
+// which gets a namespace of its own.
+func (o *DeployOptions) namespace(c *cobra.Command) (string, error) {
+	if f := c.Flag("namespace"); (f == nil || !f.Changed) && o.SidecarFor == "" && !o.NamespaceScoped {
+		return deploy.Name, nil
+	}
+	return o.Namespace()
+}
+
+// Run prints the manifests.
+func (o *DeployOptions) Run(c *cobra.Command) error {
+	ns, err := o.namespace(c)
+	if err != nil {
+		return err
+	}
+	ownNamespace := ns == deploy.Name && !c.Flag("namespace").Changed
+	if o.SidecarFor != "" {
+		return o.runSidecar(ns)
+	}
+	scope := deploy.Cluster
+	if o.NamespaceScoped {
+		scope = deploy.Namespace
+	}
+	do := deploy.Options{Namespace: ns, Image: o.Image, Replicas: o.Replicas, Scope: scope, HealthPort: o.HealthPort,
+		CreateNamespace: ownNamespace && scope == deploy.Cluster}
+	objs, err := deploy.Objects(do)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if o.Webhook {
+		tls := deploy.TLS{CertManager: o.CertManager}
+		if !o.CertManager {
+			if tls, err = selfSignedTLS(ns); err != nil {
+				return err
+			}
+		}
+		if objs, err = deploy.WithWebhook(objs, do, tls); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	return printObjects(o.Out, o.Output, objs)
+}
+
+func (o *DeployOptions) runSidecar(ns string) error {
+	w, err := deploy.ParseWorkload(o.SidecarFor)
+	if err != nil {
+		return usageError("--sidecar-for: %v", err)
+	}
+	so := deploy.SidecarOptions{Namespace: ns, Workload: w, Image: o.Image, HealthPort: o.HealthPort, ServiceAccount: o.ServiceAccount}
+	if o.Patch {
+		patch, err := deploy.SidecarPatch(so)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		return printPatch(o.Out, o.Output, patch)
+	}
+	objs, err := deploy.SidecarObjects(so)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if err := printObjects(o.Out, o.Output, objs); err != nil {
+		return err
+	}
+	// stdout is for kubectl apply; the next step goes to stderr.
+	fmt.Fprintf(o.ErrOut, "# apply the above (kubectl apply -f -), then add the container to %s/%s:\n"+
+		"#   kubectl patch %s %s -n %s --type strategic -p \"$(kubectl slices deploy --sidecar-for %s -n %s --patch)\"\n",
+		w.Resource, w.Name, w.Resource, w.Name, ns, o.SidecarFor, ns)
+	return nil
+}

@@ -1,0 +1,217 @@
+package deploy
+
+import (
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func opts(scope Scope) Options {
+	return Options{Namespace: "ops", Image: "registry.example/ks:v1", Replicas: 2, Scope: scope, HealthPort: 8080, CreateNamespace: true}
+}
+
+func kinds(t *testing.T, objs []runtime.Object) []string {
+	t.Helper()
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetObjectKind().GroupVersionKind().Kind)
+	}
+	return out
+}
+
+// rulesOf returns the rules and why-annotations of every role in objs.
+func rulesOf(t *testing.T, objs []runtime.Object) (map[string][]rbacv1.PolicyRule, map[string]map[string]string) {
+	t.Helper()
+	rules, why := map[string][]rbacv1.PolicyRule{}, map[string]map[string]string{}
+	for _, o := range objs {
+		m, _ := apimeta.Accessor(o)
+		switch r := o.(type) {
+		case *rbacv1.ClusterRole:
+			rules["ClusterRole/"+m.GetName()] = r.Rules
+		case *rbacv1.Role:
+			rules["Role/"+m.GetName()] = r.Rules
+		default:
+			continue
+		}
+		why[o.GetObjectKind().GroupVersionKind().Kind+"/"+m.GetName()] = m.GetAnnotations()
+	}
+	return rules, why
+}
+
+// Every verb of every rule is explained in the role's annotations, and
+// every explained verb is granted: the reasons and the rules agree.
+func TestEveryVerbHasAReason(t *testing.T) {
+	for _, scope := range []Scope{Cluster, Namespace} {
+		objs, err := Objects(opts(scope))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, why := rulesOf(t, objs)
+		if len(rules) == 0 {
+			t.Fatal("no roles")
+		}
+		for role, rs := range rules {
+			explained := 0
+			for _, r := range rs {
+				key := r.Resources[0]
+				if r.APIGroups[0] != "" {
+					key += "." + r.APIGroups[0]
+				}
+				text := why[role][WhyAnnotationPrefix+key]
+				for _, v := range r.Verbs {
+					if !regexp.MustCompile(`(^|; )` + v + `: \S`).MatchString(text) {
+						t.Errorf("%s: %s on %s has no reason (%q)", role, v, key, text)
+					}
+				}
+				explained++
+			}
+			if explained != len(why[role]) {
+				t.Errorf("%s: %d rules, %d annotations", role, explained, len(why[role]))
+			}
+		}
+	}
+}
+
+func grants(rules map[string][]rbacv1.PolicyRule, role, resource, verb string) bool {
+	for _, r := range rules[role] {
+		if slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestClusterMode(t *testing.T) {
+	objs, err := Objects(opts(Cluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Deployment", "PodDisruptionBudget"}
+	if got := kinds(t, objs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds %v, want %v", got, want)
+	}
+	rules, _ := rulesOf(t, objs)
+	if !grants(rules, "ClusterRole/kubectl-slices", "nodes", "watch") || !grants(rules, "ClusterRole/kubectl-slices", "endpointslices", "delete") {
+		t.Error("the ClusterRole misses Nodes or slice writes")
+	}
+	if grants(rules, "ClusterRole/kubectl-slices", "leases", "update") {
+		t.Error("the Lease is granted cluster-wide")
+	}
+	if !grants(rules, "Role/kubectl-slices-leader-election", "leases", "update") || len(rules["Role/kubectl-slices-leader-election"]) != 1 {
+		t.Errorf("the leader-election Role: %v", rules["Role/kubectl-slices-leader-election"])
+	}
+	d := objs[6].(*appsv1.Deployment)
+	args := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
+	if args != "sync --watch --all -A --leader-elect --leader-elect-resource-namespace ops --health-addr=:8080" {
+		t.Errorf("args %q", args)
+	}
+	if *d.Spec.Replicas != 2 {
+		t.Errorf("replicas %d", *d.Spec.Replicas)
+	}
+}
+
+// Namespace mode creates nothing cluster-scoped and grants no Nodes.
+func TestNamespaceMode(t *testing.T) {
+	o := opts(Namespace)
+	o.Replicas = 1
+	objs, err := Objects(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ServiceAccount", "Role", "RoleBinding", "Deployment"} // no PDB for one replica
+	if got := kinds(t, objs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds %v, want %v", got, want)
+	}
+	rules, _ := rulesOf(t, objs)
+	if grants(rules, "Role/kubectl-slices", "nodes", "list") {
+		t.Error("nodes in a namespace Role")
+	}
+	if !grants(rules, "Role/kubectl-slices", "leases", "create") || !grants(rules, "Role/kubectl-slices", "endpointslices", "create") {
+		t.Error("the Role misses the Lease or slice writes")
+	}
+	args := objs[3].(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "-n") || slices.Contains(args, "-A") {
+		t.Errorf("args %v", args)
+	}
+}
+
+func TestSidecar(t *testing.T) {
+	w, err := ParseWorkload("deployment.apps/web")
+	if err != nil || w != (Workload{"deployment", "web"}) {
+		t.Fatalf("%v %v", w, err)
+	}
+	for _, bad := range []string{"web", "pod/web", "deploy/", "deploy/a/b"} {
+		if _, err := ParseWorkload(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	o := SidecarOptions{Namespace: "shop", Workload: w, Image: "i", HealthPort: 9090}
+	objs, _ := SidecarObjects(o)
+	if got := kinds(t, objs); !reflect.DeepEqual(got, []string{"ServiceAccount", "Role", "RoleBinding"}) {
+		t.Errorf("kinds %v", got)
+	}
+	p, _ := SidecarPatch(o)
+	pod := p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	if pod["serviceAccountName"] != Name || pod["containers"].([]any)[0].(map[string]any)["name"] != Name {
+		t.Errorf("patch %v", pod)
+	}
+	o.ServiceAccount = "web"
+	objs, _ = SidecarObjects(o)
+	if kinds(t, objs)[0] == "ServiceAccount" || objs[1].(*rbacv1.RoleBinding).Subjects[0].Name != "web" {
+		t.Error("the workload's ServiceAccount is not the one bound")
+	}
+	p, _ = SidecarPatch(o)
+	if _, set := p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["serviceAccountName"]; set {
+		t.Error("the patch changes the workload's ServiceAccount")
+	}
+}
+
+// The image the Dockerfile builds is what the manifests run: a static
+// binary named as the container's command, as the non-root user the pod
+// security context names.
+func TestDockerfile(t *testing.T) {
+	b, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := string(b)
+	stages := regexp.MustCompile(`(?m)^FROM (\S+)`).FindAllStringSubmatch(df, -1)
+	if len(stages) < 2 {
+		t.Fatalf("not multi-stage: %v", stages)
+	}
+	final := stages[len(stages)-1][1]
+	if !strings.HasPrefix(final, "gcr.io/distroless/static") && final != "scratch" {
+		t.Errorf("final stage %s is neither distroless static nor scratch", final)
+	}
+	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "pkg/cmd.Version=${VERSION}"} {
+		if !strings.Contains(df, want) {
+			t.Errorf("the build lacks %s", want)
+		}
+	}
+	users := regexp.MustCompile(`(?m)^USER (\S+)`).FindAllStringSubmatch(df, -1)
+	uid := PodSecurityContext().RunAsUser
+	if len(users) == 0 || users[len(users)-1][1] != "65532:65532" || *uid != 65532 {
+		t.Errorf("USER %v, pod runs as %d", users, *uid)
+	}
+	cmd := Container("i", nil, 1).Command[0]
+	if !strings.Contains(df, `ENTRYPOINT ["`+cmd+`"]`) || !strings.Contains(df, "/usr/local/bin/"+cmd) {
+		t.Errorf("the image does not install %s on PATH as its entrypoint", cmd)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, o := range []Options{{Image: "i", Replicas: 1, HealthPort: 1}, {Namespace: "n", Replicas: 1, HealthPort: 1},
+		{Namespace: "n", Image: "i", HealthPort: 1}, {Namespace: "n", Image: "i", Replicas: 1}} {
+		if _, err := Objects(o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}

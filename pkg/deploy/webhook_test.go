@@ -1,0 +1,83 @@
+package deploy
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func TestWebhook(t *testing.T) {
+	o := opts(Cluster)
+	objs, _ := Objects(o)
+	before := objs[6].(*appsv1.Deployment).DeepCopy()
+	tls := TLS{CertPEM: []byte("c"), KeyPEM: []byte("k"), CABundle: []byte("ca")}
+	out, err := WithWebhook(objs, o, tls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(objs[6], before) {
+		t.Error("WithWebhook changed its input Deployment")
+	}
+	want := "Namespace ServiceAccount ClusterRole ClusterRoleBinding Role RoleBinding Deployment PodDisruptionBudget Service Secret ValidatingWebhookConfiguration ValidatingWebhookConfiguration"
+	if got := strings.Join(kinds(t, out), " "); got != want {
+		t.Fatalf("kinds %s", got)
+	}
+	c := out[6].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
+	args := strings.Join(c.Args, " ")
+	for _, flag := range []string{"--webhook-addr=:8443", "--tls-cert-file=/etc/kubectl-slices/tls/tls.crt", "--tls-private-key-file=/etc/kubectl-slices/tls/tls.key"} {
+		if !strings.Contains(args, flag) {
+			t.Errorf("args %q lack %s", args, flag)
+		}
+	}
+	if len(c.VolumeMounts) != 1 || !c.VolumeMounts[0].ReadOnly {
+		t.Errorf("mounts %v", c.VolumeMounts)
+	}
+	if s := out[9].(*corev1.Secret); string(s.Data["tls.crt"]) != "c" || s.Type != corev1.SecretTypeTLS {
+		t.Errorf("secret %v", s)
+	}
+	hooks := func(obj runtime.Object) admissionregistrationv1.ValidatingWebhook {
+		return obj.(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks[0]
+	}
+	svc, slices := hooks(out[10]), hooks(out[11])
+	if *svc.FailurePolicy != admissionregistrationv1.Ignore || *svc.ClientConfig.Service.Path != "/validate/services" || string(svc.ClientConfig.CABundle) != "ca" {
+		t.Errorf("services hook %+v", svc)
+	}
+	if *slices.FailurePolicy != admissionregistrationv1.Fail || *slices.ClientConfig.Service.Path != "/validate/endpointslices" ||
+		slices.ObjectSelector.MatchLabels["endpointslice.kubernetes.io/managed-by"] != "kubectl-slices" {
+		t.Errorf("endpointslices hook %+v", slices)
+	}
+	for _, h := range []admissionregistrationv1.ValidatingWebhook{svc, slices} {
+		if *h.SideEffects != admissionregistrationv1.SideEffectClassNone || *h.TimeoutSeconds > 5 {
+			t.Errorf("%s: side effects %v, timeout %d", h.Name, *h.SideEffects, *h.TimeoutSeconds)
+		}
+		for _, op := range h.Rules[0].Operations {
+			if op == admissionregistrationv1.Delete {
+				t.Errorf("%s sees deletes", h.Name)
+			}
+		}
+	}
+
+	cm, err := WithWebhook(objs, o, TLS{CertManager: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(kinds(t, cm)[8:], " "); got != "Service Issuer Certificate ValidatingWebhookConfiguration ValidatingWebhookConfiguration" {
+		t.Errorf("cert-manager kinds %s", got)
+	}
+	vwc := cm[11].(*admissionregistrationv1.ValidatingWebhookConfiguration)
+	if vwc.Annotations["cert-manager.io/inject-ca-from"] != "ops/kubectl-slices-webhook" || len(hooks(vwc).ClientConfig.CABundle) != 0 {
+		t.Errorf("cert-manager injection %v", vwc.Annotations)
+	}
+
+	if _, err := WithWebhook(objs, o, TLS{}); err == nil {
+		t.Error("no certificate accepted")
+	}
+	if _, err := WithWebhook(objs, opts(Namespace), tls); err == nil {
+		t.Error("webhook in namespace mode accepted")
+	}
+}

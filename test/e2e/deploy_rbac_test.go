@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
+)
+
+// The cluster-mode RBAC of `deploy`, applied as printed, is enough for
+// sync --watch -A run with a TokenRequest token of its ServiceAccount; and
+// every verb on every resource is needed: without it the loop stops at
+// start-up naming the verb and the resource, or (Nodes, Endpoints: it can
+// work without them) says what it runs without.
+func TestDeployClusterRBAC(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cp := ownCluster(t, ctx)
+	const ns, sa = "kubectl-slices", "kubectl-slices"
+	objs := deployObjects(t, cp)
+	kubectl(t, cp, "apply", "-f", manifestFile(t, ofKinds(objs, rbacKinds...))).mustCode(t, 0)
+	kubeconfig := tokenKubeconfig(t, cp, ns, sa)
+
+	// A broken Service: no controller runs here, so it has no slices.
+	app := newNamespace(t, cp)
+	mustService(t, cp, service(app, "web"))
+	var want []string
+	for i := range 3 {
+		s := podSpec("web", i, 43)
+		mustPods(t, cp, app, s)
+		want = append(want, fmt.Sprintf("%s:true:%s", s.IPs[0], testNodes[i%len(testNodes)].Zone))
+	}
+	sort.Strings(want)
+	w := startWatch(t, cp, kubeconfig, append(loopArgs(t, cp, objs), "--summary-interval=0")...)
+	within(t, "the Service converges as the ServiceAccount", 15*time.Second, func() bool {
+		return endpointState(t, cp, app, "web") == strings.Join(want, " ")
+	})
+	if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, w.output())
+	}
+	if out := w.output(); strings.Contains(out, "not readable") || strings.Contains(out, "forbidden") {
+		t.Errorf("with every rule the loop still lacks a right:\n%s", out)
+	}
+
+	// The whole output passes the API server's validation and admission,
+	// and the pod spec its PodSecurity admission in the namespace deploy
+	// labels restricted.
+	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, objs)).mustCode(t, 0)
+	checkRestricted(t, cp, ns, objs)
+	// With the webhook: its Service, Secret and registrations validate
+	// (CEL match conditions included); cert-manager's kinds are not
+	// installed here, so only the rest of that variant is checked.
+	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, deployObjects(t, cp, "--webhook"))).mustCode(t, 0)
+	cm := deployObjects(t, cp, "--webhook", "--cert-manager")
+	if n := len(ofKinds(cm, "Issuer", "Certificate")); n != 2 {
+		t.Errorf("--cert-manager: %d Issuer and Certificate objects", n)
+	}
+	kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, ofKinds(cm, "Service", "ValidatingWebhookConfiguration", "Deployment"))).mustCode(t, 0)
+
+	// One verb removed at a time.
+	orig, err := cp.Admin.RbacV1().ClusterRoles().Get(ctx, "kubectl-slices", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	for i, rule := range orig.Rules {
+		group, resource := rule.APIGroups[0], rule.Resources[0]
+		for _, verb := range rule.Verbs {
+			if resource == "events" {
+				// Events are recorded for failed syncs only, and one the
+				// API refuses is dropped, not fatal: removing the right
+				// changes nothing a run here can observe.
+				t.Logf("not removed: %s %s (Events of failed syncs)", verb, resource)
+				continue
+			}
+			tested++
+			t.Run(verb+"-"+resource, func(t *testing.T) {
+				cut := orig.DeepCopy()
+				cut.Rules[i].Verbs = nil
+				for _, v := range rule.Verbs {
+					if v != verb {
+						cut.Rules[i].Verbs = append(cut.Rules[i].Verbs, v)
+					}
+				}
+				setRules(t, ctx, cp, cut.Rules)
+				defer func() {
+					setRules(t, ctx, cp, orig.Rules)
+					waitAccess(t, cp, ns, sa, verb, group, resource, "", true)
+				}()
+				waitAccess(t, cp, ns, sa, verb, group, resource, "", false)
+				denied := verb + " " + resource
+				switch resource {
+				case "nodes", "endpoints":
+					// Optional inputs: the loop runs and says which right it lacks.
+					w := startWatch(t, cp, kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
+					w.waitLine(t, "(cannot "+denied+")", 10*time.Second)
+					if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
+						t.Errorf("exit %d", code)
+					}
+				default:
+					code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A")
+					t.Logf("exit %d: %s", code, strings.TrimSpace(out))
+					if code != 4 || !strings.Contains(out, "forbidden: cannot "+denied) || !strings.Contains(out, "kubectl slices deploy") {
+						t.Errorf("without %s: exit %d, output:\n%s", denied, code, out)
+					}
+				}
+			})
+		}
+	}
+	if tested != 15 {
+		t.Errorf("%d rights tested, want 15 (services 3, pods 2, endpointslices 5, endpoints 2, nodes 3)", tested)
+	}
+}
+
+// setRules replaces the rules of deploy's ClusterRole.
+func setRules(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, rules []rbacv1.PolicyRule) {
+	t.Helper()
+	role, err := cp.Admin.RbacV1().ClusterRoles().Get(ctx, "kubectl-slices", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	role.Rules = rules
+	if _, err := cp.Admin.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
