@@ -217,9 +217,18 @@ func (c *Cache) allowed(ctx context.Context, verb, group, resource string) (bool
 	if resource == "nodes" {
 		ns = ""
 	}
-	r, err := c.client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+	return Allowed(ctx, c.client, verb, group, resource, ns, "")
+}
+
+// Allowed asks the API server, with a SelfSubjectAccessReview (which every
+// authenticated user may create), whether the caller may do verb on a
+// resource in namespace ("" for all) and, when name is set, on that object.
+// The loop checks its rights at start-up: client-go's informers and leader
+// elector retry a forbidden call for ever and say so only in their logs.
+func Allowed(ctx context.Context, client kubernetes.Interface, verb, group, resource, namespace, name string) (bool, error) {
+	r, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
 		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: ns, Verb: verb, Group: group, Resource: resource}},
+			Namespace: namespace, Verb: verb, Group: group, Resource: resource, Name: name}},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return false, fmt.Errorf("ask whether %s may be %sed: %w", resource, verb, err)

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 )
 
@@ -115,12 +116,16 @@ type election struct {
 
 // newElection prepares the election; Start runs it.
 func newElection(ctx context.Context, client kubernetes.Interface, l LeaderFlags, ns string, watchdog *leaderelection.HealthzAdaptor, metrics *controller.Metrics, report *controller.Reporter) (*election, error) {
-	// client-go's elector retries a lock it may not read forever and says
-	// so only in its logs: check the right to read it once, up front.
+	// client-go's elector retries a lock it may not use forever and says
+	// so only in its logs: check the rights it needs once, up front.
 	ctx0, cancel0 := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel0()
-	if _, err := client.CoordinationV1().Leases(ns).Get(ctx0, l.Name, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return nil, &ExitError{Code: ExitAPI, Err: fmt.Errorf("leader election: cannot read the Lease %s/%s (the loop needs get, create and update on leases): %v", ns, l.Name, err)}
+	denied, err := deniedVerb(ctx0, client, coordinationv1.GroupName, "leases", ns, "", "get", "create", "update")
+	if err != nil {
+		return nil, &ExitError{Code: ExitAPI, Err: fmt.Errorf("leader election: %w", err)}
+	}
+	if denied != "" {
+		return nil, &ExitError{Code: ExitAPI, Err: fmt.Errorf("forbidden: cannot %s leases.coordination.k8s.io in namespace %s (leader election on the Lease %s); `kubectl slices deploy` prints the RBAC the loop needs", denied, ns, l.Name)}
 	}
 	id := identity()
 	lock := &resourcelock.LeaseLock{
@@ -187,4 +192,19 @@ func (e *election) Release() (lost bool) {
 	}
 	e.lose()
 	return lost
+}
+
+// deniedVerb returns the first of verbs the caller may not do on a
+// resource in namespace ("" for all), or "" when all are allowed.
+func deniedVerb(ctx context.Context, client kubernetes.Interface, group, resource, namespace, name string, verbs ...string) (string, error) {
+	for _, verb := range verbs {
+		ok, err := cluster.Allowed(ctx, client, verb, group, resource, namespace, name)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return verb, nil
+		}
+	}
+	return "", nil
 }

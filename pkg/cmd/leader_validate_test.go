@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -57,21 +56,30 @@ func TestLeaderFlagsAccepted(t *testing.T) {
 	}
 }
 
-// Without the right to read the Lease, the loop says which rights it needs
-// and exits 4, rather than retry silently forever as client-go's elector does.
+// Without any one right the elector needs on the Lease, the loop names it
+// and exits 4, rather than retry silently forever as client-go's elector
+// does; with all of them it starts.
 func TestElectionNeedsLeaseRights(t *testing.T) {
-	client := fake.NewClientset()
-	client.PrependReactor("get", "leases", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, "kubectl-slices", errors.New("no"))
-	})
 	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices"}
-	_, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false))
-	var ee *ExitError
-	if !errors.As(err, &ee) || ee.Code != ExitAPI || !strings.Contains(err.Error(), "get, create and update on leases") {
-		t.Errorf("got %v", err)
-	}
-	client = fake.NewClientset() // NotFound: the elector creates the Lease
-	if _, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false)); err != nil {
-		t.Errorf("no Lease yet: %v", err)
+	for _, missing := range []string{"get", "create", "update", ""} {
+		client := fake.NewClientset()
+		client.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
+			ra := r.Spec.ResourceAttributes
+			r.Status.Allowed = !(ra.Resource == "leases" && ra.Group == "coordination.k8s.io" && ra.Namespace == "ops" && ra.Verb == missing)
+			return true, r, nil
+		})
+		_, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false))
+		if missing == "" {
+			if err != nil {
+				t.Errorf("every right granted: %v", err)
+			}
+			continue
+		}
+		var ee *ExitError
+		want := "forbidden: cannot " + missing + " leases.coordination.k8s.io in namespace ops"
+		if !errors.As(err, &ee) || ee.Code != ExitAPI || !strings.Contains(err.Error(), want) {
+			t.Errorf("without %s: got %v, want exit 4 and %q", missing, err, want)
+		}
 	}
 }

@@ -120,11 +120,21 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
 	var ctrl *controller.Controller
 	opts.Metrics = controller.NewMetrics(func() int { return ctrl.QueueLen() })
-	// Events on Services for failed syncs, as upstream records them.
-	events := record.NewBroadcaster(record.WithContext(ctx))
-	defer events.Shutdown()
-	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	opts.Events = events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubectl-slices"})
+	// Events on Services for failed syncs, as upstream records them. The
+	// recorder drops an Event the API refuses, so without the right say once
+	// that there will be none.
+	denied, err := deniedVerb(ctx, client, "", "events", opts.Namespace, "", "create", "patch")
+	if err != nil {
+		return err
+	}
+	if denied != "" {
+		opts.Report.Notice("", "Events are not writable with these credentials (cannot "+denied+" events): failed syncs are logged but not recorded on the Service")
+	} else {
+		events := record.NewBroadcaster(record.WithContext(ctx))
+		defer events.Shutdown()
+		events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+		opts.Events = events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubectl-slices"})
+	}
 	var watchdog *leaderelection.HealthzAdaptor
 	var e *election
 	if o.Leader.Elect {
