@@ -54,6 +54,9 @@ type Cache struct {
 	// need. EndpointsUnreadable: RBAC lets us not list or watch them.
 	Endpoints           cache.Indexer
 	EndpointsUnreadable bool
+	// ReadOnly: the cache's user only reads (the admission webhook), so
+	// Informers does not ask for the rights to write EndpointSlices.
+	ReadOnly bool
 }
 
 // NewCache returns an empty cache scoped to namespace ("" for all).
@@ -181,6 +184,9 @@ func (c *Cache) mayWatch(ctx context.Context) error {
 		{"", "services", []string{"list", "watch"}},
 		{"", "pods", []string{"list", "watch"}},
 		{discovery.GroupName, "endpointslices", []string{"list", "watch", "create", "update", "delete"}},
+	}
+	if c.ReadOnly {
+		need[2].verbs = need[2].verbs[:2]
 	}
 	for _, n := range need {
 		for _, verb := range n.verbs {

@@ -24,6 +24,7 @@ type SyncOptions struct {
 	WithEndpoints bool
 	Workers       int
 	WatchFlags    WatchFlags
+	Webhook       WebhookFlags
 	args          []string
 }
 
@@ -77,6 +78,7 @@ back.
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	addWatchFlags(cmd, &o.WatchFlags)
+	addWebhookFlags(cmd, &o.Webhook)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")

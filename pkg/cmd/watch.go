@@ -7,10 +7,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 )
 
@@ -32,7 +35,13 @@ func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 func (o *SyncOptions) validateWatch() error {
 	w := o.WatchFlags
 	if !w.Watch {
+		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" {
+			return usageError("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
+		}
 		return nil
+	}
+	if err := o.Webhook.validate(false); err != nil {
+		return err
 	}
 	switch {
 	case o.DryRun != apply.DryRunNone:
@@ -96,8 +105,35 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 			return usageError("invalid selector %q: %v", o.Targets.Selector, err)
 		}
 	}
-	if err := controller.New(client, opts).Run(ctx); err != nil {
-		return describe(ns, "", err)
+	if o.Webhook.Addr == "" {
+		if err := controller.New(client, opts).Run(ctx); err != nil {
+			return describe(ns, "", err)
+		}
+		return nil
 	}
-	return nil
+	return o.runWatchWithWebhook(ctx, client, opts)
+}
+
+// runWatchWithWebhook runs the watch loop and the admission webhook in one
+// process: the webhook answers from the loop's cache once it has filled.
+// Either failing stops both.
+func (o *SyncOptions) runWatchWithWebhook(ctx context.Context, client kubernetes.Interface, opts controller.Options) error {
+	managers := []string{"kubectl-slices"}
+	if o.FieldManager != "kubectl-slices" {
+		managers = append(managers, o.FieldManager)
+	}
+	srv, err := o.Webhook.server(o.RootOptions, o.Plan, managers)
+	if err != nil {
+		return err
+	}
+	opts.Synced = func(c *cluster.Cache) { srv.synced(c, opts.Namespace) }
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := controller.New(client, opts).Run(gctx); err != nil {
+			return describe(opts.Namespace, "", err)
+		}
+		return nil
+	})
+	g.Go(func() error { return srv.run(gctx) })
+	return g.Wait()
 }

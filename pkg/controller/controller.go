@@ -43,6 +43,9 @@ type Options struct {
 	// SummaryInterval is how often a summary line is printed; 0 for never.
 	SummaryInterval time.Duration
 	Report          *Reporter
+	// Synced, when set, is handed the cache once it has filled: the
+	// admission webhook served by the same process answers from it.
+	Synced func(*cluster.Cache)
 }
 
 // Controller keeps the selected Services' slices current.
@@ -118,6 +121,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	// slimmed it: give that memory back to the OS now rather than keep it
 	// resident for the life of the process.
 	debug.FreeOSMemory()
+	if c.opts.Synced != nil {
+		c.opts.Synced(c.cache)
+	}
 	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
 	var wg sync.WaitGroup
 	for range c.opts.Workers {
