@@ -79,7 +79,12 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	}
 	// Live slices are left out: the warnings are about the Service and its
 	// Pods, not about drift, and diffing them would only cost time.
-	in := reconcile.Input{Service: svc, Pods: f.Pods, Nodes: reconcile.Nodes{Unreadable: true}}
+	groups := shapes(f.Pods)
+	reps := make([]*corev1.Pod, len(groups))
+	for i, g := range groups {
+		reps[i] = g.rep
+	}
+	in := reconcile.Input{Service: svc, Pods: reps, Nodes: reconcile.Nodes{Unreadable: true}}
 	plan, err := reconcile.Compute(in, o)
 	if err != nil {
 		return nil, err
@@ -92,10 +97,14 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	if r.Selector.Matched == 0 {
 		return []Finding{noPods(svc, r.Selector.NearMisses)}, nil
 	}
+	members := map[string][]string{}
+	for _, g := range groups {
+		members[g.rep.Name] = g.members
+	}
 	var out []Finding
-	out = append(out, portsNotFound(svc, r)...)
-	out = append(out, mixedOwners(svc, f.Pods)...)
-	if fd, ok := addressFamily(r); ok {
+	out = append(out, portsNotFound(svc, r, members)...)
+	out = append(out, mixedOwners(svc, reps)...)
+	if fd, ok := addressFamily(r, members, len(f.Pods)); ok {
 		out = append(out, fd)
 	}
 	return out, nil
@@ -120,16 +129,16 @@ func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
 
 // portsNotFound reports, per Service port, the selected Pods explain says
 // lack its target port.
-func portsNotFound(svc *corev1.Service, r explain.Report) []Finding {
+func portsNotFound(svc *corev1.Service, r explain.Report, members map[string][]string) []Finding {
 	missing := map[string][]string{}
 	matched := 0
 	for _, p := range r.Pods {
 		if !p.Included {
 			continue
 		}
-		matched++
+		matched += len(members[p.Name])
 		for _, port := range p.MissingPorts {
-			missing[port] = append(missing[port], p.Name)
+			missing[port] = append(missing[port], members[p.Name]...)
 		}
 	}
 	var out []Finding
@@ -157,12 +166,12 @@ func quoteTarget(t intstr.IntOrString) string {
 
 // addressFamily reports selected Pods the planner left out because they
 // have no address of a family the Service serves.
-func addressFamily(r explain.Report) (Finding, bool) {
+func addressFamily(r explain.Report, members map[string][]string, selected int) (Finding, bool) {
 	var pods []string
 	msg := ""
 	for _, p := range r.Pods {
 		if p.Reason == reconcile.AddressFamilyMismatch {
-			pods = append(pods, p.Name)
+			pods = append(pods, members[p.Name]...)
 			msg = p.Message
 		}
 	}
@@ -170,7 +179,7 @@ func addressFamily(r explain.Report) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{AddressFamily, fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint (%s): %s",
-		r.Service.Name, len(pods), len(r.Pods), nameList(pods), msg)}, true
+		r.Service.Name, len(pods), selected, nameList(pods), msg)}, true
 }
 
 // nameList names up to maxNames items, sorted, and counts the rest.
