@@ -120,8 +120,8 @@ func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
 			have = "no " + nm.Label + " label"
 		}
 		msg += fmt.Sprintf("; nearest miss: pod %s has %s (the selector wants %s=%s)", nm.Pod, have, nm.Label, nm.Want)
-		if n := len(misses) - 1; n > 0 {
-			msg += fmt.Sprintf(", and %d more %s", n, map[bool]string{true: "Pod", false: "Pods"}[n == 1])
+		if len(misses) > 1 {
+			msg += ", among others"
 		}
 	}
 	return Finding{NoPods, msg}

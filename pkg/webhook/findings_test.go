@@ -82,7 +82,7 @@ func TestServiceFindings(t *testing.T) {
 	}{
 		{name: "correct", svc: svc(web, sport("http", 80, intstr.FromString("http"))), pods: pods},
 		{name: "typo with near miss", svc: svc(map[string]string{"app": "Web"}, sport("http", 80, intstr.FromString("http"))), pods: pods,
-			kinds: "NoPods", want: []string{"selector app=Web matches no Pods in namespace ns", "nearest miss: pod web-0 has app=web", "and 2 more Pods"}},
+			kinds: "NoPods", want: []string{"selector app=Web matches no Pods in namespace ns", "nearest miss: pod web-0 has app=web", "(the selector wants app=Web), among others"}},
 		{name: "no Pods at all", svc: svc(map[string]string{"app": "none"}), pods: nil, kinds: "NoPods"},
 		{name: "named port missing", svc: svc(web, sport("http", 80, intstr.FromString("http"))), pods: noHTTP,
 			kinds: "PortNotFound", want: []string{`targetPort "http" of port http is not declared by 2 of 3 Pods (web-2, web-3)`}},

@@ -20,8 +20,7 @@ type group struct {
 // them) and their controller (MixedOwners tells owners apart). Pods of one
 // workload share all of it, so a Service over 5,000 replicas is planned
 // over one or a few representatives instead of 5,000 Pods, which keeps an
-// admission within milliseconds; the planner stays the only judge. Groups
-// come in the order of their first Pod.
+// admission within milliseconds; the planner stays the only judge.
 func shapes(pods []*corev1.Pod) []*group {
 	byKey := map[string]*group{}
 	var out []*group
@@ -35,6 +34,11 @@ func shapes(pods []*corev1.Pod) []*group {
 			g = &group{rep: p}
 			byKey[string(buf)] = g
 			out = append(out, g)
+		}
+		// Pods come in any order: the first by name represents the group,
+		// so the answer does not depend on the order.
+		if p.Name < g.rep.Name {
+			g.rep = p
 		}
 		g.members = append(g.members, p.Name)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 )
@@ -34,9 +34,31 @@ func (s CacheSource) Facts(svc *corev1.Service) Facts {
 		}
 		return Facts{HasEndpoints: has}
 	}
-	f := Facts{Pods: c.PodsMatching(svc.Namespace, labels.SelectorFromSet(svc.Spec.Selector))}
+	// One pass over the namespace's Pods, matched as a map (a Service
+	// selector is a plain label set) and left unsorted: Cache.PodsMatching
+	// sorts for the planner's sake, which on 5,000 Pods was a third of an
+	// admission's time, and the findings sort what they name.
+	objs, _ := c.Pods.ByIndex(cache.NamespaceIndex, svc.Namespace)
+	all := make([]*corev1.Pod, 0, len(objs))
+	var f Facts
+	for _, o := range objs {
+		p := o.(*corev1.Pod)
+		all = append(all, p)
+		if matches(svc.Spec.Selector, p.Labels) {
+			f.Pods = append(f.Pods, p)
+		}
+	}
 	if len(f.Pods) == 0 {
-		f.NamespacePods = c.PodsMatching(svc.Namespace, labels.Everything())
+		f.NamespacePods = all
 	}
 	return f
+}
+
+func matches(selector, lbls map[string]string) bool {
+	for k, v := range selector {
+		if have, ok := lbls[k]; !ok || have != v {
+			return false
+		}
+	}
+	return true
 }
