@@ -94,8 +94,8 @@ func (s *webhookServer) run(ctx context.Context) error {
 		fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", addr, webhook.ServicesPath, webhook.EndpointSlicesPath)
 	})
 	counts, p50, p99 := s.stats.Summary()
-	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v",
-		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond))
+	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v, %d TLS handshakes",
+		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond), s.certs.Handshakes())
 	s.mu.Lock()
 	if n := requestsMade(); n >= 0 && s.hasSynced {
 		line += fmt.Sprintf("; API requests since the caches filled: %d", n-s.baseline)

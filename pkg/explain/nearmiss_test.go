@@ -24,7 +24,7 @@ func TestNearMissesBoundedOrder(t *testing.T) {
 		t.Fatalf("got %v, want %s", got, want)
 	}
 	got = got[:0]
-	for _, m := range NearMisses(map[string]string{"app": "web"}, pods[:len(pods)-1:len(pods)-1][12:]) {
+	for _, m := range NearMisses(map[string]string{"app": "web"}, pods[: len(pods)-1 : len(pods)-1][12:]) {
 		got = append(got, m.Pod)
 	}
 	if want := "case-0 case-1 case-2 case-3 far-0"; strings.Join(got, " ") != want {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +19,8 @@ type CertReloader struct {
 	certFile, keyFile string
 	// OnReload, when set, is told of every load and failed reload.
 	OnReload func(err error)
+
+	handshakes atomic.Int64
 
 	mu    sync.Mutex
 	cert  *tls.Certificate
@@ -36,8 +39,13 @@ func NewCertReloader(certFile, keyFile string) (*CertReloader, error) {
 // GetCertificate is tls.Config's hook; it stats the two files per handshake
 // (cheap next to the handshake itself), and reloads on change.
 func (r *CertReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	r.handshakes.Add(1)
 	return r.current()
 }
+
+// Handshakes is the number of TLS handshakes served: callers that keep
+// their connections (the API server does) make few.
+func (r *CertReloader) Handshakes() int64 { return r.handshakes.Load() }
 
 func (r *CertReloader) current() (*tls.Certificate, error) {
 	stamp, err := r.stampOf()
