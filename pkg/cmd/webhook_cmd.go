@@ -32,9 +32,10 @@ func newWebhookCommand(root *RootOptions) *cobra.Command {
 
 /validate/services never denies by default: on CREATE and UPDATE of a Service it returns
 at most ` + fmt.Sprint(3) + ` short warnings, which kubectl prints as "Warning: ...", judged by the
-explain engine from an in-memory cache of the cluster (no API request per admission):
-` + kindHelp + `
---deny-on turns chosen findings into denials.
+explain engine from an in-memory cache of the cluster (no API request per admission).
+The findings; --deny-on turns chosen ones into denials:
+
+` + kindMarkdown + `
 
 /validate/endpointslices refuses a CREATE or UPDATE of an EndpointSlice labelled
 endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by) unless it comes
@@ -48,17 +49,14 @@ served without a restart. Register the paths with a ValidatingWebhookConfigurati
 (Services: failurePolicy Ignore; EndpointSlices: failurePolicy Fail with an
 objectSelector on the managed-by label, sideEffects None). 'sync --watch' takes the
 same flags to serve the webhook from the watch loop's cache.`,
-		Example: `  # Serve on all interfaces, port 8443, with a mounted certificate
-  kubectl slices webhook --webhook-addr :8443 \
-    --tls-cert-file /certs/tls.crt --tls-private-key-file /certs/tls.key
+		Example: `  # Serve on port 8443 with a mounted certificate (re-read when rotated)
+  kubectl slices webhook --webhook-addr :8443 --tls-cert-file /certs/tls.crt --tls-private-key-file /certs/tls.key
 
-  # Refuse Services whose selector matches no Pods
-  kubectl slices webhook --webhook-addr :8443 --tls-cert-file tls.crt \
-    --tls-private-key-file tls.key --deny-on NoPods
+  # Refuse Services whose selector matches no Pods, warn of the rest
+  kubectl slices webhook --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key --deny-on NoPods
 
   # Keep slices current and serve the webhook from one process
-  kubectl slices sync --all -A --watch --webhook-addr :8443 \
-    --tls-cert-file tls.crt --tls-private-key-file tls.key`,
+  kubectl slices sync --all -A --watch --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.Webhook.validate(true); err != nil {
@@ -82,6 +80,12 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The certificate first: a missing file is a usage error, before any
+	// API request.
+	srv, err := o.Webhook.server(o.RootOptions, o.Plan, []string{reconcile.DefaultManagedBy})
+	if err != nil {
+		return err
+	}
 	ns := metav1.NamespaceAll
 	c := cluster.NewCache(client, ns)
 	c.ReadOnly = true
@@ -90,10 +94,6 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	infs, err := c.Informers(ctx, factory)
 	if err != nil {
 		return describe(ns, "", err)
-	}
-	srv, err := o.Webhook.server(o.RootOptions, o.Plan, []string{reconcile.DefaultManagedBy})
-	if err != nil {
-		return err
 	}
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
@@ -108,20 +108,23 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	return srv.run(ctx)
 }
 
-// kindHelp lists the findings, for help and errors.
-var kindHelp = func() string {
-	lines := map[webhook.Kind]string{
-		webhook.NoPods:        "the selector matches no Pods (naming the near misses)",
-		webhook.PortNotFound:  "a named targetPort that N of M selected Pods do not declare (naming them)",
-		webhook.MixedOwners:   "selected Pods of several owners declare different ports",
-		webhook.AddressFamily: "selected Pods have no address of a family the Service serves",
-		webhook.NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
-	}
-	var b strings.Builder
+// kindLines describe the findings, for help and errors.
+var kindLines = map[webhook.Kind]string{
+	webhook.NoPods:        "the selector matches no Pods (naming the near misses)",
+	webhook.PortNotFound:  "a named targetPort that N of M selected Pods do not declare (naming them)",
+	webhook.MixedOwners:   "selected Pods of several owners declare different ports",
+	webhook.AddressFamily: "selected Pods have no address of a family the Service serves",
+	webhook.NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
+}
+
+// kindHelp lists the findings for an error message, kindMarkdown for help.
+var kindHelp, kindMarkdown = func() (string, string) {
+	var plain, md strings.Builder
 	for _, k := range webhook.Kinds {
-		fmt.Fprintf(&b, "  %-14s %s\n", k, lines[k])
+		fmt.Fprintf(&plain, "  %-14s %s\n", k, kindLines[k])
+		fmt.Fprintf(&md, "* %s: %s\n", k, kindLines[k])
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(plain.String(), "\n"), strings.TrimRight(md.String(), "\n")
 }()
 
 func parseKinds(names []string) (map[webhook.Kind]bool, error) {

@@ -45,6 +45,7 @@ func TestWebhook(t *testing.T) {
 
 	t.Run("warnings", func(t *testing.T) {
 		r := applyYAML(t, cp, typo).mustCode(t, 0)
+		t.Logf("kubectl apply (typo):\n%s", r.Stderr)
 		for _, want := range []string{"Warning: kubectl-slices: service typo: selector app=Web matches no Pods", "nearest miss: pod web-0 has app=web"} {
 			if !strings.Contains(r.Stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
@@ -76,6 +77,7 @@ func TestWebhook(t *testing.T) {
 			{"label", "endpointslice", name, "-n", ns, "--overwrite", "endpointslice.kubernetes.io/managed-by=someone-else"},
 		} {
 			r := kubectl(t, cp, args...)
+			t.Logf("kubectl %s:\n%s", args[0], r.Stderr)
 			if r.Code == 0 || !strings.Contains(r.Stderr, "denied the request: endpointslice "+name+" is managed by kubectl-slices") ||
 				!strings.Contains(r.Stderr, "kubectl slices release svc/web -n "+ns) {
 				t.Errorf("kubectl %s: code %d, stderr:\n%s", args[0], r.Code, r.Stderr)
