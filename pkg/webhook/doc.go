@@ -9,7 +9,10 @@
 //   - ServiceFindings judges a Service with the planner (reconcile.Compute)
 //     and the explain engine (explain.Build: near misses, ports a Pod lacks)
 //     over the Pods the cache's selector matching returns: no API request
-//     per admission. Decide turns findings into at most a few short
+//     per admission. Pods that share what decides the findings (controller,
+//     phase, address families, declared ports) are planned through one
+//     representative each (shapes.go), so a Service over 5,000 replicas is
+//     judged within milliseconds. Decide turns findings into at most a few short
 //     warnings, or a denial for the kinds --deny-on names. The Services
 //     webhook never denies by default and is registered failurePolicy
 //     Ignore: a down webhook must not stop deployments.
