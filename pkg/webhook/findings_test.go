@@ -90,6 +90,8 @@ func TestServiceFindings(t *testing.T) {
 			kinds: "MixedOwners", want: []string{"2 owners", "ReplicaSet/web-rs declares port 8080, ReplicaSet/worker-rs does not"}},
 		{name: "owners with the same port", svc: svc(web, sport("http", 80, intstr.FromInt32(8080))), pods: pods},
 		{name: "IPv6 over IPv4 Pods", svc: v6, pods: pods, kinds: "AddressFamily", want: []string{"2 of 2 selected Pods get no endpoint (web-0, web-1)", "IPv6"}},
+		{name: "IPv6 over mixed Pods of one owner", svc: v6, pods: []*corev1.Pod{pods[0], pod("web-v6", web, "fd00::5", "web-rs", httpPort)},
+			kinds: "AddressFamily", want: []string{"1 of 2 selected Pods get no endpoint (web-0)"}},
 		{name: "selectorless without endpoints", svc: svc(nil, sport("", 80, intstr.FromInt32(80))), facts: &Facts{}, kinds: "NoEndpoints"},
 		{name: "selectorless with endpoints", svc: svc(nil, sport("", 80, intstr.FromInt32(80))), facts: &Facts{HasEndpoints: true}},
 		{name: "namespace not cached", svc: svc(map[string]string{"app": "Web"}), facts: &Facts{Unknown: true}},
