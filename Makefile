@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle lint demo control-plane clean
+.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook lint demo control-plane clean
 
 all: build
 
@@ -73,6 +73,10 @@ bench-check: control-plane
 ## bench-cache: sync --all -A over 500 Services x 10 Pods in 20 namespaces, beside kube-controller-manager
 bench-cache: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkSyncAllNamespaces -benchtime 1x -timeout 30m
+
+## bench-webhook: admission latency of the webhook on a namespace of 5,000 Pods, and its API requests per admission
+bench-webhook: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkWebhookLatency -benchtime 1x -timeout 30m
 
 ## bench-watch: sync --watch latency and memory beside kube-controller-manager on a 20,000-Pod Service
 bench-watch: control-plane

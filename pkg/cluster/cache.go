@@ -57,6 +57,9 @@ type Cache struct {
 	// Denied names the optional rights found missing at start-up ("watch
 	// nodes"), for the loop to say what it runs without.
 	Denied map[string]string
+	// ReadOnly: the cache's user only reads (the admission webhook), so
+	// Informers does not ask for the rights to write EndpointSlices.
+	ReadOnly bool
 }
 
 // NewCache returns an empty cache scoped to namespace ("" for all).
@@ -194,6 +197,9 @@ func (c *Cache) mayWatch(ctx context.Context) error {
 		{"", "services", []string{"list", "watch", "get"}},
 		{"", "pods", []string{"list", "watch"}},
 		{discovery.GroupName, "endpointslices", []string{"list", "watch", "create", "update", "delete"}},
+	}
+	if c.ReadOnly {
+		need[2].verbs = need[2].verbs[:2]
 	}
 	for _, n := range need {
 		for _, verb := range n.verbs {

@@ -50,6 +50,12 @@ func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 // resolve against, including restartable (sidecar) init containers.
 func slimPod(p *corev1.Pod) *corev1.Pod {
 	out := &corev1.Pod{ObjectMeta: slimMeta(p.ObjectMeta)}
+	// The controller reference only: the admission webhook tells the
+	// workloads a selector matches apart by it (a pointer into the
+	// original's slice would keep the whole list alive).
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		out.OwnerReferences = []metav1.OwnerReference{*ref}
+	}
 	out.Spec.NodeName, out.Spec.Hostname, out.Spec.Subdomain = p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain
 	for _, c := range p.Spec.Containers {
 		if len(c.Ports) > 0 {

@@ -57,3 +57,18 @@ func reportRequests(w io.Writer) {
 	sort.Strings(parts)
 	fmt.Fprintf(w, "api requests: %d (%s)\n", total, strings.Join(parts, ", "))
 }
+
+// requestsMade is the number of API requests counted so far, or -1 when
+// counting is off.
+func requestsMade() int {
+	if os.Getenv(requestCountEnv) == "" {
+		return -1
+	}
+	requests.Lock()
+	defer requests.Unlock()
+	total := 0
+	for _, n := range requests.byVerb {
+		total += n
+	}
+	return total
+}

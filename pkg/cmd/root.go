@@ -78,7 +78,7 @@ Slices written by any other manager are never modified or deleted.
 	})
 	registerCompletions(cmd, o)
 	addProfiling(cmd)
-	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), newOptionsCommand(o))
 	setupHelp(cmd)
 	return cmd

@@ -25,6 +25,7 @@ type SyncOptions struct {
 	Workers       int
 	WatchFlags    WatchFlags
 	Leader        LeaderFlags
+	Webhook       WebhookFlags
 	args          []string
 	// changed reports whether a flag was set on the command line.
 	changed func(string) bool
@@ -85,6 +86,7 @@ back.
 	addPlanFlags(cmd, &o.Plan)
 	addWatchFlags(cmd, &o.WatchFlags)
 	addLeaderFlags(cmd, &o.Leader)
+	addWebhookFlags(cmd, &o.Webhook)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")

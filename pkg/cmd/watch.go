@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 )
 
@@ -48,7 +50,13 @@ func (o *SyncOptions) validateWatch() error {
 		return err
 	}
 	if !w.Watch {
+		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" {
+			return usageError("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
+		}
 		return nil
+	}
+	if err := o.Webhook.validate(false); err != nil {
+		return err
 	}
 	switch {
 	case o.DryRun != apply.DryRunNone:
@@ -151,6 +159,19 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		}
 		opts.Leading, opts.Abort = e.Leading, e.Abort
 	}
+	var srv *webhookServer
+	if o.Webhook.Addr != "" {
+		// One process serves the loop and the admission webhook, which
+		// answers from the loop's cache once it has filled.
+		managers := []string{"kubectl-slices"}
+		if o.FieldManager != "kubectl-slices" {
+			managers = append(managers, o.FieldManager)
+		}
+		if srv, err = o.Webhook.server(o.RootOptions, o.Plan, managers); err != nil {
+			return err
+		}
+		opts.Synced = func(c *cluster.Cache) { srv.synced(c, opts.Namespace) }
+	}
 	ctrl = controller.New(client, opts)
 	hctx, stopHealth := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopHealth()
@@ -161,9 +182,21 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		}
 		opts.Report.Notice("", "serving /healthz, /readyz and /metrics on "+addr)
 	}
+	if srv == nil {
+		return o.runLoop(ctx, ctrl, e, ns, opts.Namespace)
+	}
+	// Either failing stops both.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return o.runLoop(gctx, ctrl, e, ns, opts.Namespace) })
+	g.Go(func() error { return srv.run(gctx) })
+	return g.Wait()
+}
+
+// runLoop runs the controller, under the election when there is one.
+func (o *SyncOptions) runLoop(ctx context.Context, ctrl *controller.Controller, e *election, ns, scope string) error {
 	if e == nil {
 		if err := ctrl.Run(ctx); err != nil {
-			return watchError(ns, opts.Namespace, err)
+			return watchError(ns, scope, err)
 		}
 		return nil
 	}
@@ -184,7 +217,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("lost the lease %s (not renewed within %v): stopped writing; exiting so that a restart stands by again", e.name, o.Leader.RenewDeadline)}
 	}
 	if runErr != nil {
-		return watchError(ns, opts.Namespace, runErr)
+		return watchError(ns, scope, runErr)
 	}
 	return nil
 }

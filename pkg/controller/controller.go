@@ -53,6 +53,9 @@ type Options struct {
 	// Abort, when not nil, is cancelled when writing must stop at once
 	// (leadership lost); writes in flight are cut rather than finished.
 	Abort context.Context
+	// Synced, when set, is handed the cache once it has filled: the
+	// admission webhook served by the same process answers from it.
+	Synced func(*cluster.Cache)
 }
 
 // Controller keeps the selected Services' slices current.
@@ -130,6 +133,9 @@ func (c *Controller) Run(ctx context.Context) error {
 	// slimmed it: give that memory back to the OS now rather than keep it
 	// resident for the life of the process.
 	debug.FreeOSMemory()
+	if c.opts.Synced != nil {
+		c.opts.Synced(c.cache)
+	}
 	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
 	c.health.synced(infs)
 	if !c.waitLeading(ctx) {

@@ -22,10 +22,15 @@ func NearMisses(selector map[string]string, pods []*corev1.Pod) []NearMiss {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	sorted := append([]*corev1.Pod(nil), pods...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var out []NearMiss
-	for _, p := range sorted {
+	// The nearest few by (distance, name), kept in a bounded list rather
+	// than by sorting every Pod: the admission webhook asks this of
+	// namespaces of thousands of Pods within milliseconds.
+	type scored struct {
+		m NearMiss
+		d int
+	}
+	var best []scored
+	for _, p := range pods {
 		var miss *NearMiss
 		misses := 0
 		for _, k := range keys {
@@ -38,15 +43,28 @@ func NearMisses(selector map[string]string, pods []*corev1.Pod) []NearMiss {
 		}
 		// With a one-label selector every unrelated Pod misses by one label;
 		// only a Pod that has the key with another value is a near miss.
-		if misses == 1 && (len(keys) > 1 || !miss.Missing) {
-			out = append(out, *miss)
+		if misses != 1 || (len(keys) == 1 && miss.Missing) {
+			continue
+		}
+		// Nearest first: a value differing only in case, then by edit
+		// distance; a missing label counts as far; ties by Pod name.
+		c := scored{*miss, distance(*miss)}
+		i := sort.Search(len(best), func(i int) bool {
+			return best[i].d > c.d || (best[i].d == c.d && best[i].m.Pod > c.m.Pod)
+		})
+		if i >= maxNearMisses {
+			continue
+		}
+		best = append(best, scored{})
+		copy(best[i+1:], best[i:])
+		best[i] = c
+		if len(best) > maxNearMisses {
+			best = best[:maxNearMisses]
 		}
 	}
-	// Nearest first: a value differing only in case, then by edit distance;
-	// a missing label counts as far.
-	sort.SliceStable(out, func(i, j int) bool { return distance(out[i]) < distance(out[j]) })
-	if len(out) > maxNearMisses {
-		out = out[:maxNearMisses]
+	var out []NearMiss
+	for _, b := range best {
+		out = append(out, b.m)
 	}
 	return out
 }

@@ -1,0 +1,140 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
+)
+
+// WebhookOptions are the standalone webhook's typed options.
+type WebhookOptions struct {
+	*RootOptions
+	Plan    PlanFlags
+	Webhook WebhookFlags
+}
+
+func newWebhookCommand(root *RootOptions) *cobra.Command {
+	o := &WebhookOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use:   "webhook --webhook-addr HOST:PORT --tls-cert-file FILE --tls-private-key-file FILE",
+		Short: "Serve the validating admission webhook for Services and our EndpointSlices",
+		Long: `Serve an admission.k8s.io/v1 validating webhook over HTTPS until interrupted.
+
+/validate/services never denies by default: on CREATE and UPDATE of a Service it returns
+at most ` + fmt.Sprint(3) + ` short warnings, which kubectl prints as "Warning: ...", judged by the
+explain engine from an in-memory cache of the cluster (no API request per admission).
+The findings; --deny-on turns chosen ones into denials:
+
+` + kindMarkdown + `
+
+/validate/endpointslices refuses a CREATE or UPDATE of an EndpointSlice labelled
+endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by) unless it comes
+from kubectl-slices itself (its field manager, or a user or group named by --allow-user
+and --allow-group), and a write that relabels one of our slices to another manager.
+DELETE is always allowed. This guards against accidents (a hand edit the next sync
+would undo), not against a determined admin: the field manager is the client's word.
+
+The certificate and key are re-read when the files change, so a rotated certificate is
+served without a restart. Register the paths with a ValidatingWebhookConfiguration
+(Services: failurePolicy Ignore; EndpointSlices: failurePolicy Fail with an
+objectSelector on the managed-by label, sideEffects None). 'sync --watch' takes the
+same flags to serve the webhook from the watch loop's cache.`,
+		Example: `  # Serve on port 8443 with a mounted certificate (re-read when rotated)
+  kubectl slices webhook --webhook-addr :8443 --tls-cert-file /certs/tls.crt --tls-private-key-file /certs/tls.key
+
+  # Refuse Services whose selector matches no Pods, warn of the rest
+  kubectl slices webhook --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key --deny-on NoPods
+
+  # Keep slices current and serve the webhook from one process
+  kubectl slices sync --all -A --watch --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := o.Webhook.validate(true); err != nil {
+				return err
+			}
+			if err := o.Plan.validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	addPlanFlags(cmd, &o.Plan)
+	addWebhookFlags(cmd, &o.Webhook)
+	return cmd
+}
+
+// Run fills a read-only informer cache of every namespace and serves the
+// webhook from it until ctx is done.
+func (o *WebhookOptions) Run(ctx context.Context) error {
+	client, err := o.Clientset()
+	if err != nil {
+		return err
+	}
+	// The certificate first: a missing file is a usage error, before any
+	// API request.
+	srv, err := o.Webhook.server(o.RootOptions, o.Plan, []string{reconcile.DefaultManagedBy})
+	if err != nil {
+		return err
+	}
+	ns := metav1.NamespaceAll
+	c := cluster.NewCache(client, ns)
+	c.ReadOnly = true
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithNamespace(ns), informers.WithTransform(cluster.Transform))
+	infs, err := c.Informers(ctx, factory)
+	if err != nil {
+		return describe(ns, "", err)
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	go func() {
+		for name, inf := range infs {
+			if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
+				return
+			}
+		}
+		srv.synced(c, ns)
+	}()
+	return srv.run(ctx)
+}
+
+// kindLines describe the findings, for help and errors.
+var kindLines = map[webhook.Kind]string{
+	webhook.NoPods:        "the selector matches no Pods (naming the near misses)",
+	webhook.PortNotFound:  "a named targetPort that N of M selected Pods do not declare (naming them)",
+	webhook.MixedOwners:   "selected Pods of several owners declare different ports",
+	webhook.AddressFamily: "selected Pods have no address of a family the Service serves",
+	webhook.NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
+}
+
+// kindHelp lists the findings for an error message, kindMarkdown for help.
+var kindHelp, kindMarkdown = func() (string, string) {
+	var plain, md strings.Builder
+	for _, k := range webhook.Kinds {
+		fmt.Fprintf(&plain, "  %-14s %s\n", k, kindLines[k])
+		fmt.Fprintf(&md, "* %s: %s\n", k, kindLines[k])
+	}
+	return strings.TrimRight(plain.String(), "\n"), strings.TrimRight(md.String(), "\n")
+}()
+
+func parseKinds(names []string) (map[webhook.Kind]bool, error) {
+	out := map[webhook.Kind]bool{}
+	for _, n := range names {
+		k := webhook.Kind(strings.TrimSpace(n))
+		if !slices.Contains(webhook.Kinds, k) {
+			return nil, usageError("--deny-on: unknown finding %q; one of:\n%s", n, kindHelp)
+		}
+		out[k] = true
+	}
+	return out, nil
+}

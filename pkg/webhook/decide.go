@@ -1,0 +1,56 @@
+package webhook
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on what a Service admission returns. The API server truncates a
+// warning over 256 characters and drops warnings past 4 KiB in all; kubectl
+// prints each as one "Warning: ..." line, so a few short ones are read and
+// many are not.
+const (
+	maxWarnings   = 3
+	maxWarningLen = 240
+	warnPrefix    = "kubectl-slices: "
+)
+
+// Verdict is an admission answer before it is put into an AdmissionReview.
+type Verdict struct {
+	Allowed  bool
+	Message  string
+	Warnings []string
+}
+
+// Decide turns findings into an answer: by default every finding is a
+// warning and the write is allowed; a finding whose kind is in denyOn denies
+// it, with the denying findings as the message.
+func Decide(findings []Finding, denyOn map[Kind]bool) Verdict {
+	v := Verdict{Allowed: true}
+	var deny []string
+	for _, f := range findings {
+		if denyOn[f.Kind] {
+			deny = append(deny, f.Message+" (denied by --deny-on "+string(f.Kind)+")")
+			continue
+		}
+		if len(v.Warnings) < maxWarnings {
+			v.Warnings = append(v.Warnings, shorten(warnPrefix+f.Message, maxWarningLen))
+		}
+	}
+	if len(deny) > 0 {
+		v.Allowed, v.Message = false, strings.Join(deny, "; ")
+	}
+	return v
+}
+
+// shorten cuts s to at most n bytes on a rune boundary, ending in "...".
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}

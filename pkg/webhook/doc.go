@@ -1,0 +1,37 @@
+// Package webhook is kubectl-slices' validating admission webhook: an HTTPS
+// server for admission.k8s.io/v1 AdmissionReviews at /validate/services and
+// /validate/endpointslices, served by `kubectl slices webhook` or by
+// `sync --watch` beside the watch loop, from the same informer cache.
+//
+// The handlers are thin: they decode the review (k8s.io/api/admission/v1),
+// ask a pure core and encode its Verdict.
+//
+//   - ServiceFindings judges a Service with the planner (reconcile.Compute)
+//     and the explain engine (explain.Build: near misses, ports a Pod lacks)
+//     over the Pods the cache's selector matching returns: no API request
+//     per admission. Pods that share what decides the findings (controller,
+//     phase, address families, declared ports) are planned through one
+//     representative each (shapes.go), so a Service over 5,000 replicas is
+//     judged within milliseconds. Decide turns findings into at most a few short
+//     warnings, or a denial for the kinds --deny-on names. The Services
+//     webhook never denies by default and is registered failurePolicy
+//     Ignore: a down webhook must not stop deployments.
+//   - Guard.Judge refuses CREATE and UPDATE of our slices unless the request
+//     comes from kubectl-slices (the field manager the API server passes in
+//     the request's CreateOptions/UpdateOptions; a patch arrives as an update
+//     carrying the patch's field manager, e.g. kubectl-label, kubectl-patch,
+//     kubectl-edit, kubectl-client-side-apply) or from identities the flags
+//     allow. The field manager is the client's word: this stops accidents (a
+//     hand edit the next sync undoes, a relabel that leaves two writers
+//     fighting), not a determined admin. DELETE is always allowed.
+//
+// Certificates: CertReloader re-reads the pair when either file's size or
+// modification time changes, checked on every TLS handshake. We chose it
+// over k8s.io/apiserver's DynamicServingCertKeyContentFromFiles and
+// controller-runtime's certwatcher because either would pull a large module
+// graph (apiserver, or controller-runtime with fsnotify) into a kubectl
+// plugin for some forty lines of behaviour, and a stat per handshake (a few
+// microseconds beside a handshake's milliseconds) needs no file watcher,
+// which also misses the atomic symlink swaps of Secret volumes unless it
+// watches the directory.
+package webhook

@@ -1,0 +1,193 @@
+package webhook
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// Kind names a finding about a Service; the values are stable, --deny-on
+// takes them.
+type Kind string
+
+const (
+	// NoPods: the selector matches no Pods of the namespace (with the near
+	// misses, e.g. app=Web against Pods labelled app=web).
+	NoPods Kind = "NoPods"
+	// PortNotFound: a named targetPort that some selected Pods do not
+	// declare; they receive no traffic on that port.
+	PortNotFound Kind = "PortNotFound"
+	// MixedOwners: the selector matches Pods of several owners that declare
+	// different ports, e.g. a second workload that does not serve the
+	// Service's numeric targetPort (half the connections refused).
+	MixedOwners Kind = "MixedOwners"
+	// AddressFamily: selected Pods have no address of a family the Service
+	// serves (a single-stack IPv6 Service over IPv4-only Pods).
+	AddressFamily Kind = "AddressFamily"
+	// NoEndpoints: a Service without selector has neither Endpoints nor
+	// EndpointSlices, so nothing ever receives its traffic.
+	NoEndpoints Kind = "NoEndpoints"
+)
+
+// Kinds lists every Kind, for flag validation and help.
+var Kinds = []Kind{NoPods, PortNotFound, MixedOwners, AddressFamily, NoEndpoints}
+
+// Finding is one likely mistake in a Service.
+type Finding struct {
+	Kind    Kind
+	Message string
+}
+
+// Facts are what the cache knows around a Service under admission.
+type Facts struct {
+	// Unknown: the cache does not cover the Service's namespace; nothing is
+	// judged.
+	Unknown bool
+	// Pods the Service's selector matches in its namespace.
+	Pods []*corev1.Pod
+	// NamespacePods are all Pods of the namespace, read only when Pods is
+	// empty, for near misses.
+	NamespacePods []*corev1.Pod
+	// HasEndpoints: an Endpoints object or an EndpointSlice exists for it
+	// (consulted only for Services without selector).
+	HasEndpoints bool
+}
+
+// maxNames bounds the Pods or owners a message names.
+const maxNames = 3
+
+// ServiceFindings judges a Service as the planner and the explain engine see
+// it: the plan's per-Pod decisions and explain's report (near misses, ports
+// a Pod lacks) are the only judges of "is this Pod an endpoint". Pure; the
+// findings come in a stable order.
+func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Finding, error) {
+	if f.Unknown || svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil, nil
+	}
+	if len(svc.Spec.Selector) == 0 {
+		if f.HasEndpoints {
+			return nil, nil
+		}
+		return []Finding{{NoEndpoints, fmt.Sprintf("service %s has no selector and no Endpoints or EndpointSlices: nothing receives its traffic until you create them (or add a selector)", svc.Name)}}, nil
+	}
+	// Live slices are left out: the warnings are about the Service and its
+	// Pods, not about drift, and diffing them would only cost time.
+	groups := shapes(f.Pods)
+	reps := make([]*corev1.Pod, len(groups))
+	for i, g := range groups {
+		reps[i] = g.rep
+	}
+	in := reconcile.Input{Service: svc, Pods: reps, Nodes: reconcile.Nodes{Unreadable: true}}
+	plan, err := reconcile.Compute(in, o)
+	if err != nil {
+		return nil, err
+	}
+	var nsPods []*corev1.Pod
+	if len(plan.Pods) == 0 {
+		nsPods = f.NamespacePods
+	}
+	r := explain.Build(in, plan, explain.Options{ManagedBy: o.ManagedBy, MaxEndpointsPerSlice: o.MaxEndpointsPerSlice, NamespacePods: nsPods})
+	if r.Selector.Matched == 0 {
+		return []Finding{noPods(svc, r.Selector.NearMisses)}, nil
+	}
+	members := map[string][]string{}
+	for _, g := range groups {
+		members[g.rep.Name] = g.members
+	}
+	var out []Finding
+	out = append(out, portsNotFound(svc, r, members)...)
+	out = append(out, mixedOwners(svc, reps)...)
+	if fd, ok := addressFamily(r, members, len(f.Pods)); ok {
+		out = append(out, fd)
+	}
+	return out, nil
+}
+
+func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
+	msg := fmt.Sprintf("service %s: selector %s matches no Pods in namespace %s", svc.Name,
+		labels.SelectorFromSet(svc.Spec.Selector).String(), svc.Namespace)
+	if len(misses) > 0 {
+		nm := misses[0]
+		have := nm.Label + "=" + nm.Have
+		if nm.Missing {
+			have = "no " + nm.Label + " label"
+		}
+		msg += fmt.Sprintf("; nearest miss: pod %s has %s (the selector wants %s=%s)", nm.Pod, have, nm.Label, nm.Want)
+		if len(misses) > 1 {
+			msg += ", among others"
+		}
+	}
+	return Finding{NoPods, msg}
+}
+
+// portsNotFound reports, per Service port, the selected Pods explain says
+// lack its target port.
+func portsNotFound(svc *corev1.Service, r explain.Report, members map[string][]string) []Finding {
+	missing := map[string][]string{}
+	matched := 0
+	for _, p := range r.Pods {
+		if !p.Included {
+			continue
+		}
+		matched += len(members[p.Name])
+		for _, port := range p.MissingPorts {
+			missing[port] = append(missing[port], members[p.Name]...)
+		}
+	}
+	var out []Finding
+	for _, sp := range svc.Spec.Ports {
+		label := sp.Name
+		if label == "" {
+			label = fmt.Sprint(sp.Port)
+		}
+		pods := missing[label]
+		if len(pods) == 0 {
+			continue
+		}
+		out = append(out, Finding{PortNotFound, fmt.Sprintf("service %s: targetPort %s of port %s is not declared by %d of %d Pods (%s): they receive no traffic on it",
+			svc.Name, quoteTarget(sp.TargetPort), label, len(pods), matched, nameList(pods))})
+	}
+	return out
+}
+
+func quoteTarget(t intstr.IntOrString) string {
+	if t.Type == intstr.String {
+		return fmt.Sprintf("%q", t.StrVal)
+	}
+	return t.String()
+}
+
+// addressFamily reports selected Pods the planner left out because they
+// have no address of a family the Service serves.
+func addressFamily(r explain.Report, members map[string][]string, selected int) (Finding, bool) {
+	var pods []string
+	msg := ""
+	for _, p := range r.Pods {
+		if p.Reason == reconcile.AddressFamilyMismatch {
+			pods = append(pods, members[p.Name]...)
+			msg = p.Message
+		}
+	}
+	if len(pods) == 0 {
+		return Finding{}, false
+	}
+	return Finding{AddressFamily, fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint (%s): %s",
+		r.Service.Name, len(pods), selected, nameList(pods), msg)}, true
+}
+
+// nameList names up to maxNames items, sorted, and counts the rest.
+func nameList(names []string) string {
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	if len(s) <= maxNames {
+		return strings.Join(s, ", ")
+	}
+	return strings.Join(s[:maxNames], ", ") + fmt.Sprintf(" and %d more", len(s)-maxNames)
+}

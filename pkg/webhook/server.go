@@ -1,0 +1,191 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// Paths the handlers are served at.
+const (
+	ServicesPath       = "/validate/services"
+	EndpointSlicesPath = "/validate/endpointslices"
+)
+
+// maxBody bounds an AdmissionReview; the API server sends at most a few
+// objects' worth (old and new).
+const maxBody = 8 << 20
+
+// Source is the cluster cache as the Service handler reads it: in memory,
+// never an API call.
+type Source interface {
+	// Facts gathers what ServiceFindings needs about a Service.
+	Facts(svc *corev1.Service) Facts
+}
+
+// Handler answers AdmissionReviews. The Service handler answers "allowed,
+// no warnings" until a Source is set (the cache has not synced yet): the
+// Services webhook fails open anyway, and no warning beats a wrong one.
+type Handler struct {
+	Plan   reconcile.Options
+	DenyOn map[Kind]bool
+	Guard  Guard
+	// Observe, when set, is told how long each admission took to handle.
+	Observe func(path string, d time.Duration)
+
+	source atomic.Pointer[Source]
+}
+
+// SetSource makes the Service handler answer from src.
+func (h *Handler) SetSource(src Source) { h.source.Store(&src) }
+
+// Mux serves both paths.
+func (h *Handler) Mux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc(ServicesPath, h.serve(h.services))
+	mux.HandleFunc(EndpointSlicesPath, h.serve(h.endpointSlices))
+	return mux
+}
+
+// serve decodes an AdmissionReview, asks decide and encodes the answer; a
+// request that is not an AdmissionReview gets 400.
+func (h *Handler) serve(decide func(*admissionv1.AdmissionRequest) (Verdict, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST an admission.k8s.io/v1 AdmissionReview", http.StatusMethodNotAllowed)
+			return
+		}
+		var review admissionv1.AdmissionReview
+		if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&review); err != nil || review.Request == nil {
+			http.Error(w, fmt.Sprintf("not an AdmissionReview: %v", err), http.StatusBadRequest)
+			return
+		}
+		v, err := decide(review.Request)
+		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: v.Allowed, Warnings: v.Warnings}
+		switch {
+		case err != nil:
+			// An object we cannot read is the API server's to validate;
+			// never block a write on our own failure.
+			resp.Allowed = true
+			resp.Warnings = []string{shorten(warnPrefix+"admission check failed: "+err.Error(), maxWarningLen)}
+		case !v.Allowed:
+			resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: v.Message}
+		}
+		out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
+		if out.APIVersion == "" {
+			out.APIVersion, out.Kind = "admission.k8s.io/v1", "AdmissionReview"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+		if h.Observe != nil {
+			h.Observe(r.URL.Path, time.Since(start))
+		}
+	}
+}
+
+func (h *Handler) services(req *admissionv1.AdmissionRequest) (Verdict, error) {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return Verdict{Allowed: true}, nil
+	}
+	src := h.source.Load()
+	if src == nil {
+		return Verdict{Allowed: true}, nil
+	}
+	svc := &corev1.Service{}
+	if err := decode(req.Object, svc); err != nil {
+		return Verdict{}, err
+	}
+	if svc.Namespace == "" {
+		svc.Namespace = req.Namespace
+	}
+	if svc.Name == "" {
+		svc.Name = req.Name
+	}
+	findings, err := ServiceFindings(svc, (*src).Facts(svc), h.Plan)
+	if err != nil {
+		return Verdict{}, err
+	}
+	return Decide(findings, h.DenyOn), nil
+}
+
+func (h *Handler) endpointSlices(req *admissionv1.AdmissionRequest) (Verdict, error) {
+	w := SliceWrite{Operation: string(req.Operation), User: req.UserInfo.Username, Groups: req.UserInfo.Groups}
+	if req.Operation == admissionv1.Delete || req.Operation == admissionv1.Connect {
+		return Verdict{Allowed: true}, nil
+	}
+	w.New = &discovery.EndpointSlice{}
+	if err := decode(req.Object, w.New); err != nil {
+		return Verdict{}, err
+	}
+	if w.New.Namespace == "" {
+		w.New.Namespace = req.Namespace
+	}
+	if len(req.OldObject.Raw) > 0 {
+		w.Old = &discovery.EndpointSlice{}
+		if err := decode(req.OldObject, w.Old); err != nil {
+			return Verdict{}, err
+		}
+	}
+	w.FieldManager = fieldManager(req.Options)
+	return h.Guard.Judge(w), nil
+}
+
+// fieldManager reads the field manager from the request's options: the API
+// server sends CreateOptions for a create and UpdateOptions for an update
+// or a patch (a patch's options are converted), both with fieldManager.
+func fieldManager(opts runtime.RawExtension) string {
+	if len(opts.Raw) == 0 {
+		return ""
+	}
+	var o struct {
+		FieldManager string `json:"fieldManager"`
+	}
+	if err := json.Unmarshal(opts.Raw, &o); err != nil {
+		return ""
+	}
+	return o.FieldManager
+}
+
+func decode(raw runtime.RawExtension, into any) error {
+	if len(raw.Raw) == 0 {
+		return fmt.Errorf("the request carries no object")
+	}
+	return json.Unmarshal(raw.Raw, into)
+}
+
+// Serve serves h over TLS on addr with certificates from certs until ctx
+// is done, then shuts down, letting requests in flight finish.
+func Serve(ctx context.Context, addr string, h http.Handler, certs *CertReloader, ready func(net string)) error {
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: tlsConfig(certs), ErrorLog: nil}
+	ln, err := listen(addr, srv.TLSConfig)
+	if err != nil {
+		return err
+	}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}

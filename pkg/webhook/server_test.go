@@ -1,0 +1,156 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+type fixedSource struct{ pods []*corev1.Pod }
+
+func (s fixedSource) Facts(svc *corev1.Service) Facts { return matching(svc, s.pods) }
+
+func review(t *testing.T, h http.Handler, path string, req admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	t.Helper()
+	body, _ := json.Marshal(admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: &req})
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body)))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	var out admissionv1.AdmissionReview
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.APIVersion != "admission.k8s.io/v1" || out.Kind != "AdmissionReview" || out.Response.UID != req.UID {
+		t.Fatalf("bad envelope: %+v", out)
+	}
+	return out.Response
+}
+
+func raw(t *testing.T, obj any) runtime.RawExtension {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runtime.RawExtension{Raw: b}
+}
+
+func TestHandler(t *testing.T) {
+	stats := &Stats{}
+	h := &Handler{Plan: reconcile.DefaultOptions(), Observe: stats.Observe,
+		Guard: Guard{ManagedBy: "kubectl-slices", FieldManagers: []string{"kubectl-slices"}}}
+	mux := h.Mux()
+	typo := svc(map[string]string{"app": "Web"}, sport("http", 80, intstr.FromString("http")))
+	req := admissionv1.AdmissionRequest{UID: types.UID("u1"), Operation: admissionv1.Create, Namespace: "ns", Object: raw(t, typo)}
+	if r := review(t, mux, ServicesPath, req); !r.Allowed || len(r.Warnings) != 0 {
+		t.Fatalf("before the cache filled: %+v", r)
+	}
+	h.SetSource(fixedSource{pods: []*corev1.Pod{pod("web-0", map[string]string{"app": "web"}, "10.1.0.1", "", httpPort)}})
+	r := review(t, mux, ServicesPath, req)
+	if !r.Allowed || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "nearest miss: pod web-0 has app=web") {
+		t.Fatalf("typo: %+v", r)
+	}
+	h.DenyOn = map[Kind]bool{NoPods: true}
+	if r := review(t, mux, ServicesPath, req); r.Allowed || r.Result == nil || r.Result.Code != 403 || !strings.Contains(r.Result.Message, "app=Web") {
+		t.Fatalf("deny-on: %+v", r)
+	}
+
+	ours := slice("kubectl-slices")
+	upd := admissionv1.AdmissionRequest{UID: "u2", Operation: admissionv1.Update, Namespace: "ns", Object: raw(t, ours), OldObject: raw(t, ours),
+		Options:  raw(t, metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, FieldManager: "kubectl-label"}),
+		UserInfo: authenticationv1.UserInfo{Username: "admin"}}
+	if r := review(t, mux, EndpointSlicesPath, upd); r.Allowed || !strings.Contains(r.Result.Message, "kubectl slices sync svc/web -n ns") {
+		t.Fatalf("hand label: %+v", r)
+	}
+	upd.Options = raw(t, metav1.UpdateOptions{FieldManager: "kubectl-slices"})
+	if r := review(t, mux, EndpointSlicesPath, upd); !r.Allowed {
+		t.Fatalf("our own update: %+v", r)
+	}
+	del := admissionv1.AdmissionRequest{UID: "u3", Operation: admissionv1.Delete, Namespace: "ns", OldObject: raw(t, ours)}
+	if r := review(t, mux, EndpointSlicesPath, del); !r.Allowed {
+		t.Fatalf("delete: %+v", r)
+	}
+	if counts, _, _ := stats.Summary(); counts[ServicesPath] != 3 || counts[EndpointSlicesPath] != 3 {
+		t.Fatalf("counts %v", counts)
+	}
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, ServicesPath, strings.NewReader("{}")))
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("empty review: %d", rec.Code)
+	}
+}
+
+func writePair(t *testing.T, dir, host string, at time.Time) (certFile, keyFile string, leafDER []byte) {
+	t.Helper()
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	for f, b := range map[string][]byte{certFile: certPEM, keyFile: keyPEM} {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile, pair.Certificate[0]
+}
+
+func TestCertReloader(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	certFile, keyFile, first := writePair(t, dir, "one.example", now.Add(-time.Hour))
+	r, err := NewCertReloader(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := func() []byte {
+		c, err := r.GetCertificate(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Certificate[0]
+	}
+	if !bytes.Equal(served(), first) {
+		t.Fatal("not the first certificate")
+	}
+	_, _, second := writePair(t, dir, "two.example", now)
+	if !bytes.Equal(served(), second) {
+		t.Fatal("the rotated certificate is not served")
+	}
+	// A half-written rotation keeps the last good pair.
+	if err := os.WriteFile(keyFile, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(served(), second) {
+		t.Fatal("a broken pair replaced the served certificate")
+	}
+	if _, err := NewCertReloader(certFile, keyFile); err == nil {
+		t.Fatal("a broken pair must not start")
+	}
+}

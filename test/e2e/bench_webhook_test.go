@@ -1,0 +1,126 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
+)
+
+// BenchmarkWebhookLatency: `kubectl slices webhook` on a namespace of 5,000
+// Pods; 400 Service admissions (server-side dry-run creates through the API
+// server) in four shapes: a selector matching all 5,000 Pods, the same with
+// a named targetPort no Pod declares, a typo matching none (near misses over
+// the namespace) and a selector matching 500. The webhook's own handling
+// time (p50/p99, measured in its handler) and the API requests it made
+// after its caches filled (counted by the plugin's wrapped transport) come
+// from its summary line; the API server round trip and the webhook
+// process's CPU time per admission are measured beside.
+// Run with -benchtime 1x (make bench-webhook).
+func BenchmarkWebhookLatency(b *testing.B) {
+	const pods, admissions = 5000, 400
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cp := ownCluster(b, ctx)
+	ns := newNamespace(b, cp)
+	specs := make([]controlplane.PodSpec, pods)
+	for i := range specs {
+		specs[i] = podSpec("bench", i, 20)
+		specs[i].Labels = map[string]string{"app": "bench", "shard": strconv.Itoa(i % 10)}
+	}
+	start := time.Now()
+	if err := cp.Pods(ctx, ns, specs, 16); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d Pods created in %v", pods, time.Since(start).Round(time.Millisecond))
+
+	dir := b.TempDir()
+	ca := writeServingCert(b, dir)
+	addr := freeAddr(b)
+	b.Setenv("KUBECTL_SLICES_COUNT_REQUESTS", "1")
+	args := []string{"webhook"}
+	if prof := os.Getenv("WEBHOOK_PROFILE"); prof != "" {
+		args = append(args, "--profile=cpu", "--profile-output="+prof)
+	}
+	w := startWatch(b, cp, cp.Kubeconfig, append(args, "--webhook-addr", addr, "--tls-cert-file", dir+"/tls.crt", "--tls-private-key-file", dir+"/tls.key")...)
+	w.waitLine(b, "caches filled", time.Minute)
+	registerWebhook(b, cp, addr, ca)
+
+	shapes := []struct {
+		sel    map[string]string
+		target intstr.IntOrString
+	}{
+		{map[string]string{"app": "bench"}, intstr.FromString("http")},
+		{map[string]string{"app": "bench"}, intstr.FromString("metrics")},
+		{map[string]string{"app": "Bench"}, intstr.FromString("http")},
+		{map[string]string{"app": "bench", "shard": "3"}, intstr.FromString("http")},
+	}
+	svcs := cp.Admin.CoreV1().Services(ns)
+	create := func(i int) (time.Duration, error) {
+		s := shapes[i%len(shapes)]
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("svc-%d", i)},
+			Spec: corev1.ServiceSpec{Selector: s.sel, Ports: []corev1.ServicePort{controlplane.ServicePort("http", 80, s.target)}}}
+		t0 := time.Now()
+		_, err := svcs.Create(ctx, svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return time.Since(t0), err
+	}
+	// Wait until the API server calls the webhook (its configuration
+	// informer lags the create).
+	probe := serviceYAML(ns, "probe", "app: Bench", "http")
+	within(b, "the webhook to be called", 30*time.Second, func() bool {
+		r := applyYAML(b, cp, probe, "--dry-run=server")
+		return r.Code == 0 && strings.Contains(r.Stderr, "Warning: kubectl-slices")
+	})
+	b.ResetTimer()
+	// CPU time is what an admission costs the webhook whatever else runs on
+	// the machine; the handling times below also count waiting for a core.
+	cpu0 := cpuTime(w.cmd.Process.Pid)
+	var rtt []time.Duration
+	for i := range admissions {
+		d, err := create(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rtt = append(rtt, d)
+	}
+	b.StopTimer()
+	cpu := cpuTime(w.cmd.Process.Pid) - cpu0
+	if code, _ := w.stop(b, syscall.SIGTERM); code != 0 {
+		b.Fatalf("webhook exit code %d:\n%s", code, w.output())
+	}
+	m := summaryRe.FindStringSubmatch(w.output())
+	if m == nil {
+		b.Fatalf("no summary line:\n%s", w.output())
+	}
+	b.Logf("webhook: %s", m[0])
+	p50, _ := time.ParseDuration(m[2])
+	p99, _ := time.ParseDuration(m[3])
+	reqs, _ := strconv.Atoi(m[4])
+	n, _ := strconv.Atoi(m[1])
+	b.ReportMetric(float64(n), "admissions")
+	b.ReportMetric(float64(p50.Microseconds())/1000, "handle-p50-ms")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "handle-p99-ms")
+	b.ReportMetric(float64(percentile(rtt, 0.50).Microseconds())/1000, "apiserver-rtt-p50-ms")
+	b.ReportMetric(float64(percentile(rtt, 0.99).Microseconds())/1000, "apiserver-rtt-p99-ms")
+	b.ReportMetric(float64(reqs), "api-requests-after-sync")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/admissions, "cpu-ms/admission")
+	if n < admissions {
+		b.Errorf("%d Service admissions reached the webhook, want at least %d", n, admissions)
+	}
+	if reqs != 0 {
+		b.Errorf("the webhook made %d API requests while answering admissions", reqs)
+	}
+}
+
+var summaryRe = regexp.MustCompile(`webhook: stopped; (\d+) Service and \d+ EndpointSlice admissions, handling time p50 (\S+) p99 (\S+), \d+ TLS handshakes; API requests since the caches filled: (\d+)`)
