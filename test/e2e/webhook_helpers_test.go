@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,16 +48,6 @@ func servedCert(addr string, caBundle []byte) (*x509.Certificate, error) {
 	}
 	defer conn.Close()
 	return conn.ConnectionState().PeerCertificates[0], nil
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // registerWebhook registers (or updates) the ValidatingWebhookConfiguration
