@@ -16,24 +16,41 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// FindOrphans lists the Services of namespace ("" for all) and the slices
-// carrying our managed-by value (selected by label on the server: no other
-// manager's slice is even read), and returns ours that outlived their
-// Service, with how many of ours were looked at.
-func FindOrphans(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]explain.Orphan, int, error) {
+// Orphans is what prune deletes: slices and Endpoints objects of ours that
+// outlived their Service, with how many of ours were looked at.
+type Orphans struct {
+	Slices        []explain.Orphan
+	SlicesSeen    int
+	Endpoints     []explain.EndpointsOrphan
+	EndpointsSeen int
+}
+
+// FindOrphans lists the Services of namespace ("" for all), the slices and
+// the Endpoints objects carrying our managed-by value (selected by label on
+// the server: no other manager's object is even read), and returns ours
+// that outlived their Service.
+func FindOrphans(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) (Orphans, error) {
+	var out Orphans
 	svcs, err := cluster.Reader{Client: client}.Services(ctx, namespace, "")
 	if err != nil {
-		return nil, 0, fmt.Errorf("list services: %w", err)
+		return out, fmt.Errorf("list services: %w", err)
 	}
 	byKey := map[string]*corev1.Service{}
 	for _, s := range svcs {
 		byKey[s.Namespace+"/"+s.Name] = s
 	}
+	lookup := func(ns, name string) *corev1.Service { return byKey[ns+"/"+name] }
 	ours, err := ourSlices(ctx, client, namespace, managedBy)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list endpointslices: %w", err)
+		return out, fmt.Errorf("list endpointslices: %w", err)
 	}
-	return explain.Orphans(ours, managedBy, func(ns, name string) *corev1.Service { return byKey[ns+"/"+name] }), len(ours), nil
+	out.Slices, out.SlicesSeen = explain.Orphans(ours, managedBy, lookup), len(ours)
+	eps, err := ourEndpoints(ctx, client, namespace, managedBy)
+	if err != nil {
+		return out, fmt.Errorf("list endpoints: %w", err)
+	}
+	out.Endpoints, out.EndpointsSeen = explain.EndpointsOrphans(eps, managedBy, lookup), len(eps)
+	return out, nil
 }
 
 func ourSlices(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]*discovery.EndpointSlice, error) {
