@@ -174,8 +174,8 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 				refused++
 			}
 			fmt.Fprintf(o.ErrOut, "%s endpoints %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, ep.Refused)
-		} else if ep.Ours {
-			if len(out.Judgement.Ours) == 0 && out.Refused == "" {
+		} else if ep.Ours || (ep.TakenOver && len(o.args) > 0) {
+			if ep.Ours && len(out.Judgement.Ours) == 0 && out.Refused == "" {
 				released++
 			}
 			printers.ReleasedEndpoints(o.Out, st, t.Namespace, t.Name, ep, dryRunSuffix(o.DryRun))

@@ -68,8 +68,9 @@ type EndpointsRelease struct {
 	// Ours: the object carried our mark when first read; nothing else is
 	// reported about objects that never were ours.
 	Ours bool
-	// TakenOver: the Endpoints controller has rewritten it under its own
-	// mark; there is nothing left of ours.
+	// TakenOver: the object carries the Endpoints controller's mark (it
+	// took ours over, during --wait or before release ran); nothing of
+	// ours is left.
 	TakenOver bool
 	// Disowned: --force removed our mark, leaving every address in place
 	// (or, in a dry run, would).
@@ -102,7 +103,7 @@ func ReleaseEndpoints(ctx context.Context, client kubernetes.Interface, svc *cor
 			return out
 		}
 		if !explain.OursEndpoints(ep, opts.Write.ManagedBy) {
-			out.TakenOver = out.Ours && ep.Labels[endpoints.LabelManagedBy] == endpoints.ControllerManagedBy
+			out.TakenOver = ep.Labels[endpoints.LabelManagedBy] == endpoints.ControllerManagedBy
 			return out
 		}
 		out.Ours = true

@@ -111,7 +111,7 @@ func TestReleaseEndpoints(t *testing.T) {
 	}{
 		{"absent", svc("web"), nil, false, "", false, false, false, ""},
 		{"hand-written", svc("web"), eps("web", "", "10.0.0.1"), true, "", false, false, false, ""},
-		{"the controller's", svc("web"), eps("web", endpoints.ControllerManagedBy, "10.0.0.1"), true, "", false, false, false, endpoints.ControllerManagedBy},
+		{"the controller's", svc("web"), eps("web", endpoints.ControllerManagedBy, "10.0.0.1"), true, "", false, true, false, endpoints.ControllerManagedBy},
 		{"ours, not taken over", svc("web"), eps("web", reconcile.DefaultManagedBy, "10.0.0.1"), false, "has not taken it over", true, false, false, reconcile.DefaultManagedBy},
 		{"ours, forced", svc("web"), eps("web", reconcile.DefaultManagedBy, "10.0.0.1"), true, "", true, false, true, ""},
 		{"ours, no selector", nosel, eps("web", reconcile.DefaultManagedBy, "10.0.0.1"), true, "kubectl slices prune -n shop", true, false, false, reconcile.DefaultManagedBy},

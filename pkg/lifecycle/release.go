@@ -57,18 +57,13 @@ const maxConflicts = 5
 // ready, at any moment. Each delete carries the resourceVersion and UID read,
 // so a slice of ours rewritten meanwhile is re-read and judged again.
 //
-// The Service's Endpoints object, when ours, is handed back after the
-// slices (ReleaseEndpoints), within what is left of --wait.
+// The Service's Endpoints object, when ours, is handed back at the same
+// time (ReleaseEndpoints), within the same --wait.
 func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Service, opts ReleaseOptions) ReleaseOutcome {
-	start := time.Now()
+	epc := make(chan EndpointsRelease, 1)
+	go func() { epc <- ReleaseEndpoints(ctx, client, svc, opts) }()
 	out := releaseSlices(ctx, client, svc, opts)
-	if out.Err != nil {
-		return out
-	}
-	if opts.Wait > 0 {
-		opts.Wait = max(opts.Wait-time.Since(start), time.Nanosecond)
-	}
-	out.Endpoints = ReleaseEndpoints(ctx, client, svc, opts)
+	out.Endpoints = <-epc
 	return out
 }
 

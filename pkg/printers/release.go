@@ -56,6 +56,9 @@ func EndpointsOrphans(w io.Writer, st Style, orphans []explain.EndpointsOrphan) 
 // object of ours.
 func ReleasedEndpoints(w io.Writer, st Style, ns, name string, ep lifecycle.EndpointsRelease, dryRun string) {
 	verb, why := st.Green("released"), "kube-controller-manager's Endpoints controller has taken it over"
+	if !ep.Ours {
+		verb = "nothing to release"
+	}
 	if ep.Disowned {
 		why = "forced: our managed-by label removed, addresses left for the controller to overwrite"
 		if dryRun != "" {
