@@ -10,10 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 )
@@ -21,22 +21,10 @@ import (
 // ourEndpoints lists the Endpoints objects marked with our managed-by value,
 // selected by label on the server.
 func ourEndpoints(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]*corev1.Endpoints, error) {
-	sel := labels.Set{endpoints.LabelManagedBy: managedBy}.String()
-	var out []*corev1.Endpoints
-	opts := metav1.ListOptions{LabelSelector: sel, Limit: cluster.PageSize}
-	for {
-		list, err := client.CoreV1().Endpoints(namespace).List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		if list.Continue == "" {
-			return out, nil
-		}
-		opts.Continue = list.Continue
-	}
+	return listOurs[*corev1.Endpoints](ctx, labels.Set{endpoints.LabelManagedBy: managedBy}.String(),
+		func(o metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().Endpoints(namespace).List(ctx, o)
+		})
 }
 
 // PruneEndpoints deletes Endpoints orphans one by one, each with its UID and

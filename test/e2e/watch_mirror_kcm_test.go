@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -72,6 +73,22 @@ func TestWatchMirrorsLikeController(t *testing.T) {
 		}
 		bothMirror(t, cp, ns, svc.Name, true, "deleted")
 	}
+
+	// A Service that loses its selector mirrors the Endpoints object the
+	// Endpoints controller left (our cache holds such objects emptied, and
+	// reads the whole one when it is mirrored).
+	svc, ep := randomMirrorObjects(rand.New(rand.NewSource(999)), ns, 99)
+	svc.Spec.Selector = map[string]string{"app": "nothing"}
+	ep.Labels["endpoints.kubernetes.io/managed-by"] = "endpoint-controller"
+	mustService(t, cp, svc)
+	if _, err := eps.Create(ctx, ep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// With a selector it is planned from its (no) Pods: a placeholder
+	// slice of ours, none mirrored.
+	time.Sleep(2 * time.Second)
+	editService(t, cp, ns, svc.Name, func(s *corev1.Service) { s.Spec.Selector = nil })
+	bothMirror(t, cp, ns, svc.Name, false, "selector removed")
 	if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
 		t.Fatalf("watch exited %d", code)
 	}
@@ -102,4 +119,3 @@ func bothMirror(t *testing.T, cp *controlplane.ControlPlane, ns, svc string, non
 	t.Fatalf("%s %s: kubectl-slices --watch and the mirroring controller differ (none expected: %v)\n--- kubectl-slices\n%s--- kube-controller-manager\n%s",
 		svc, step, none, ours, theirs)
 }
-
