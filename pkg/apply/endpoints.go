@@ -55,3 +55,69 @@ func Endpoints(ctx context.Context, client coreclient.EndpointsInterface, plan *
 	}
 	return out, nil
 }
+
+// DeleteEndpoints deletes an Endpoints object of ours (prune), with the UID
+// and resourceVersion read as preconditions: an object rewritten since (by
+// a sync, or by the Endpoints controller taking it over) gives ErrConflict
+// and is kept. It refuses any object not marked with opts.ManagedBy.
+func DeleteEndpoints(ctx context.Context, client coreclient.EndpointsInterface, ep *corev1.Endpoints, opts Options) error {
+	if err := oursOnly(ep, opts, "delete"); err != nil {
+		return err
+	}
+	if opts.DryRun == DryRunClient {
+		return nil
+	}
+	do := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ep.UID, ResourceVersion: &ep.ResourceVersion}}
+	if opts.DryRun == DryRunServer {
+		do.DryRun = []string{metav1.DryRunAll}
+	}
+	err := client.Delete(ctx, ep.Name, do)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("%w: Endpoints %s/%s changed since it was read", ErrConflict, ep.Namespace, ep.Name)
+	case err != nil:
+		return explain("delete endpoints", err)
+	}
+	return nil
+}
+
+// DisownEndpoints hands an Endpoints object of ours back (release --force):
+// it removes our managed-by mark and changes nothing else, so every address
+// stays published until the Endpoints controller rewrites the object, and
+// no sync of ours writes it again. The update carries the resourceVersion
+// read (ErrConflict when the object changed). It refuses any object not
+// marked with opts.ManagedBy.
+func DisownEndpoints(ctx context.Context, client coreclient.EndpointsInterface, ep *corev1.Endpoints, opts Options) (*corev1.Endpoints, error) {
+	if err := oursOnly(ep, opts, "release"); err != nil {
+		return nil, err
+	}
+	out := ep.DeepCopy()
+	delete(out.Labels, endpoints.LabelManagedBy)
+	if opts.DryRun == DryRunClient {
+		return out, nil
+	}
+	uo := metav1.UpdateOptions{FieldManager: opts.FieldManager}
+	if opts.DryRun == DryRunServer {
+		uo.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := client.Update(ctx, out, uo)
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%w: Endpoints %s/%s changed since it was read", ErrConflict, ep.Namespace, ep.Name)
+	}
+	if err != nil {
+		return nil, explain("release endpoints", err)
+	}
+	return out, nil
+}
+
+func oursOnly(ep *corev1.Endpoints, opts Options, verb string) error {
+	if got := ep.Labels[endpoints.LabelManagedBy]; opts.ManagedBy == "" || got != opts.ManagedBy {
+		return fmt.Errorf("refusing to %s Endpoints %s/%s: managed by %q, not %q", verb, ep.Namespace, ep.Name, got, opts.ManagedBy)
+	}
+	if ep.ResourceVersion == "" {
+		return fmt.Errorf("refusing to %s Endpoints %s/%s: no resourceVersion read", verb, ep.Namespace, ep.Name)
+	}
+	return nil
+}

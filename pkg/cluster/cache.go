@@ -257,8 +257,9 @@ func (c *Cache) Service(_ context.Context, namespace, name string) (*corev1.Serv
 // EndpointsOf returns a Service's cached Endpoints object, nil when there is
 // none: a syncer.EndpointsLookup with no API call. Without the rights to
 // watch Endpoints it answers Forbidden, so the planner mirrors nothing and
-// says why.
-func (c *Cache) EndpointsOf(_ context.Context, namespace, name string) (*corev1.Endpoints, error) {
+// says why. An object Transform emptied (one a controller wrote) is read
+// from the API server: only a Service that lost its selector mirrors one.
+func (c *Cache) EndpointsOf(ctx context.Context, namespace, name string) (*corev1.Endpoints, error) {
 	if c.EndpointsUnreadable {
 		return nil, apierrors.NewForbidden(corev1.Resource("endpoints"), name, fmt.Errorf("cannot list and watch endpoints"))
 	}
@@ -269,7 +270,20 @@ func (c *Cache) EndpointsOf(_ context.Context, namespace, name string) (*corev1.
 	if err != nil || !ok {
 		return nil, err
 	}
-	return obj.(*corev1.Endpoints), nil
+	ep := obj.(*corev1.Endpoints)
+	if _, slim := ep.Annotations[SlimmedAnnotation]; !slim {
+		return ep, nil
+	}
+	full, err := c.client.CoreV1().Endpoints(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read endpoints %s/%s: %w", namespace, name, err)
+	}
+	full.ManagedFields = nil
+	delete(full.Annotations, corev1.LastAppliedConfigAnnotation)
+	return full, nil
 }
 
 // Load serves reconcile.Input from the cache: the Pods of the Service's

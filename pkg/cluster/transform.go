@@ -4,6 +4,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 )
 
 // Transform keeps of each cached object only what the planner and explain
@@ -25,6 +27,9 @@ func Transform(obj any) (any, error) {
 		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
 		return o, nil
 	case *corev1.Endpoints:
+		if o.Labels[endpoints.LabelManagedBy] != "" {
+			return slimEndpoints(o), nil
+		}
 		// The mirror planner copies labels, annotations (but not this one)
 		// and subsets.
 		o.ManagedFields = nil
@@ -36,6 +41,23 @@ func Transform(obj any) (any, error) {
 		return o, nil
 	}
 	return obj, nil
+}
+
+// SlimmedAnnotation marks a cached Endpoints object Transform emptied;
+// Cache.EndpointsOf reads such an object from the API server instead.
+const SlimmedAnnotation = "kubectl-slices.io/slimmed"
+
+// slimEndpoints keeps of an Endpoints object a controller wrote (it carries
+// endpoints.kubernetes.io/managed-by: upstream's Endpoints controller, or
+// sync --with-endpoints) only its identity and labels. Such objects belong
+// to Services with a selector, which are planned from their Pods, not
+// mirrored; they hold every Pod's address and are most of the Endpoints
+// cache (bench: BenchmarkWatchEndpointsMemory). Should the Service lose its
+// selector, the mirror planner needs the whole object: EndpointsOf GETs it.
+func slimEndpoints(ep *corev1.Endpoints) *corev1.Endpoints {
+	out := &corev1.Endpoints{ObjectMeta: slimMeta(ep.ObjectMeta)}
+	out.Annotations = map[string]string{SlimmedAnnotation: "true"}
+	return out
 }
 
 // slimMeta keeps identity, labels and deletion.

@@ -42,6 +42,10 @@ command that repairs it:
   Orphaned   slices of kubectl-slices whose Service is gone, has no selector, became
              ExternalName, or is a re-created Service with another UID (repair: prune)
   OverLimit  a slice holds more endpoints than --max-endpoints-per-slice
+  StaleEndpoints     a v1 Endpoints object of kubectl-slices (sync --with-endpoints) no
+                     longer lists what the Pods justify (repair: sync --with-endpoints)
+  OrphanedEndpoints  a v1 Endpoints object of kubectl-slices whose Service is gone, has no
+                     selector or became ExternalName (repair: prune)
 
 Like diff, the exit code says whether anything was found, so check serves as a CI or
 cron probe.

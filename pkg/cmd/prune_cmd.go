@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -24,13 +25,19 @@ func newPruneCommand(root *RootOptions) *cobra.Command {
 	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "prune [-n NAMESPACE | -A]",
-		Short: "Delete EndpointSlices of kubectl-slices that outlived their Service",
+		Short: "Delete EndpointSlices and Endpoints of kubectl-slices that outlived their Service",
 		Long: `Delete the slices kubectl-slices wrote whose Service is gone, has no selector any more,
 became ExternalName, or was re-created (the slice's owner reference carries another UID).
 The garbage collector removes such slices when kube-controller-manager runs; prune is for
 when it does not. Only slices labelled endpointslice.kubernetes.io/managed-by: kubectl-slices
 are read and deleted, each with its resourceVersion and UID as preconditions; a slice of any
 other manager is never touched.
+
+The v1 Endpoints objects sync --with-endpoints wrote (labelled
+endpoints.kubernetes.io/managed-by: kubectl-slices) are pruned when their Service is gone
+(as the Endpoints controller does), has no selector any more or became ExternalName (the
+controller writes none then, and ours would list Pods the Service no longer selects). An
+Endpoints object without that label (hand-written, the controller's) is never touched.
 
 Exit codes:
   0  pruned, or nothing to prune
@@ -76,24 +83,41 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 		}
 		return describe(ns, "", err)
 	}
-	orphans, seen, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
+	found, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
 	if err != nil {
 		return fail(err)
 	}
+	orphans, seen := found.Slices, found.SlicesSeen
 	st := printers.StyleFor(o.Color, o.Out)
-	if len(orphans) == 0 {
-		fmt.Fprintf(o.Out, "Nothing to prune: %d slices of %s checked, each belongs to its Service.\n", seen, o.ManagedBy)
+	if len(orphans) == 0 && len(found.Endpoints) == 0 {
+		fmt.Fprintf(o.Out, "Nothing to prune: %d slices and %d Endpoints objects of %s checked, each belongs to its Service.\n", seen, found.EndpointsSeen, o.ManagedBy)
 		return nil
 	}
-	printers.Orphans(o.Out, st, orphans)
-	res, err := lifecycle.Prune(ctx, client, orphans, apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: 16})
+	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: 16}
 	suffix := dryRunSuffix(o.DryRun)
-	for _, s := range res.Deleted {
-		fmt.Fprintf(o.Out, "endpointslice.discovery.k8s.io/%s deleted%s (namespace %s)\n", s.Name, suffix, s.Namespace)
+	var res apply.Result
+	if len(orphans) > 0 {
+		printers.Orphans(o.Out, st, orphans)
+		res, err = lifecycle.Prune(ctx, client, orphans, write)
+		for _, s := range res.Deleted {
+			fmt.Fprintf(o.Out, "endpointslice.discovery.k8s.io/%s deleted%s (namespace %s)\n", s.Name, suffix, s.Namespace)
+		}
+		if err != nil {
+			return fail(err)
+		}
 	}
-	if err != nil {
-		return fail(err)
+	var epDeleted []*corev1.Endpoints
+	if len(found.Endpoints) > 0 {
+		printers.EndpointsOrphans(o.Out, st, found.Endpoints)
+		epDeleted, err = lifecycle.PruneEndpoints(ctx, client, found.Endpoints, write)
+		for _, ep := range epDeleted {
+			fmt.Fprintf(o.Out, "endpoints/%s deleted%s (namespace %s)\n", ep.Name, suffix, ep.Namespace)
+		}
+		if err != nil {
+			return fail(err)
+		}
 	}
-	fmt.Fprintf(o.ErrOut, "%d of %d slices of %s pruned%s.\n", len(res.Deleted), seen, o.ManagedBy, suffix)
+	fmt.Fprintf(o.ErrOut, "%d of %d slices and %d of %d Endpoints objects of %s pruned%s.\n",
+		len(res.Deleted), seen, len(epDeleted), found.EndpointsSeen, o.ManagedBy, suffix)
 	return nil
 }

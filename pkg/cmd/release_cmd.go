@@ -30,8 +30,9 @@ const releasePoll = 500 * time.Millisecond
 
 const releaseExitHelp = `Exit codes:
   0  every selected Service was handed back, or had no slices of kubectl-slices
-  1  a hand-back was refused (kube-controller-manager's slices differ or are missing, or
-     did not catch up within --wait); nothing was deleted for that Service
+  1  a hand-back was refused (kube-controller-manager's slices differ or are missing, its
+     Endpoints controller has not taken our Endpoints object over, or either did not catch
+     up within --wait); nothing was deleted or changed for what was refused
   2  usage error
   3  a Service was not found
   4  the API server refused or failed
@@ -43,7 +44,7 @@ func newReleaseCommand(root *RootOptions) *cobra.Command {
 	var dryRun, wait string
 	cmd := &cobra.Command{
 		Use:   "release (svc/NAME ... | -l SELECTOR | --all) [--wait[=TIMEOUT]]",
-		Short: "Hand a Service's EndpointSlices back to kube-controller-manager",
+		Short: "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
 		Long: `Once kube-controller-manager is back, delete the slices kubectl-slices wrote for a Service,
 but only when the controller's own slices for it exist and publish the same endpoints as
 ours: the same addresses, conditions (ready, serving, terminating), nodes, zones and ports.
@@ -53,6 +54,14 @@ no moment does the Service have fewer ready endpoints than before.
 Otherwise release refuses and prints the difference, endpoint by endpoint. --wait re-reads
 the slices every 0.5 s until the controller catches up (default 5m, or the given
 duration); --force deletes ours anyway. Slices of any other manager are never touched.
+
+The v1 Endpoints object sync --with-endpoints wrote (endpoints.kubernetes.io/managed-by:
+kubectl-slices) is never deleted: there is one per Service, and kube-controller-manager's
+Endpoints controller takes it over by rewriting it under its own label when it starts or
+when the Service's Pods change. release reports it handed back once that happened (--wait
+waits for it), and refuses otherwise; --force removes only our label and leaves every
+address for the controller to overwrite. An Endpoints object not labelled as ours is never
+touched.
 
 ` + releaseExitHelp,
 		Example: `  # Hand back one Service once kube-controller-manager publishes it again
@@ -132,22 +141,44 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	refused, released, untouched := 0, 0, 0
 	for i, t := range targets {
 		run := serviceRun{resolved: t}
-		switch out := outs[i]; {
+		out := outs[i]
+		switch {
 		case t.Err != nil:
 			run.Err = describe(t.Namespace, t.Name, t.Err)
 		case out.Err != nil:
 			run.Err = describe(t.Namespace, t.Name, out.Err)
+		case out.Endpoints.Err != nil:
+			run.Err = describe(t.Namespace, t.Name, out.Endpoints.Err)
+		}
+		if run.Err != nil {
+			runs = append(runs, run)
+			continue
+		}
+		switch {
 		case out.Refused != "":
 			refused++
 			fmt.Fprintf(o.ErrOut, "%s service %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, out.Refused)
 		case len(out.Judgement.Ours) == 0:
-			untouched++
+			if !out.Endpoints.Ours {
+				untouched++
+			}
 			if len(o.args) > 0 {
 				fmt.Fprintf(o.Out, "%s: no slices of %s to release\n", st.Bold("service "+t.Namespace+"/"+t.Name), o.ManagedBy)
 			}
 		default:
 			released++
 			printers.Released(o.Out, st, out, dryRunSuffix(o.DryRun))
+		}
+		if ep := out.Endpoints; ep.Refused != "" {
+			if out.Refused == "" {
+				refused++
+			}
+			fmt.Fprintf(o.ErrOut, "%s endpoints %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, ep.Refused)
+		} else if ep.Ours || (ep.TakenOver && len(o.args) > 0) {
+			if ep.Ours && len(out.Judgement.Ours) == 0 && out.Refused == "" {
+				released++
+			}
+			printers.ReleasedEndpoints(o.Out, st, t.Namespace, t.Name, ep, dryRunSuffix(o.DryRun))
 		}
 		runs = append(runs, run)
 	}

@@ -45,10 +45,13 @@ type Finding struct {
 
 // CheckReport is the result of auditing many Services.
 type CheckReport struct {
-	Schema   string    `json:"schema"`
-	Services int       `json:"services"`
-	Slices   int       `json:"slices"`
-	Findings []Finding `json:"findings"`
+	Schema   string `json:"schema"`
+	Services int    `json:"services"`
+	Slices   int    `json:"slices"`
+	// Endpoints counts the v1 Endpoints objects of ours (sync
+	// --with-endpoints) that were checked.
+	Endpoints int       `json:"endpoints"`
+	Findings  []Finding `json:"findings"`
 	// Healthy: no findings.
 	Healthy bool `json:"healthy"`
 }

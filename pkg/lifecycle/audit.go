@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -40,6 +41,16 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	for _, s := range svcs {
 		c.AddService(s)
 	}
+	// Our Endpoints objects (sync --with-endpoints), selected by label.
+	eps, err := ourEndpoints(ctx, client, namespace, opts.ManagedBy)
+	if err != nil {
+		return r, fmt.Errorf("list endpoints: %w", err)
+	}
+	epByKey := map[string]*corev1.Endpoints{}
+	for _, ep := range eps {
+		epByKey[ep.Namespace+"/"+ep.Name] = ep
+	}
+	r.Endpoints = len(eps)
 	r.Services = len(svcs)
 	eo := explain.Options{ManagedBy: opts.ManagedBy, MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice}
 	for _, obj := range c.Services.List() {
@@ -53,6 +64,9 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 			return r, fmt.Errorf("service %s/%s: %w", svc.Namespace, svc.Name, err)
 		}
 		r.Findings = append(r.Findings, explain.CheckService(in, plan, eo)...)
+		if f := staleEndpoints(in, epByKey[svc.Namespace+"/"+svc.Name], opts.ManagedBy); f != nil {
+			r.Findings = append(r.Findings, *f)
+		}
 	}
 	var slices []*discovery.EndpointSlice
 	for _, obj := range c.Slices.List() {
@@ -60,9 +74,25 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	}
 	r.Slices = len(slices)
 	r.Findings = append(r.Findings, explain.OrphanFindings(explain.Orphans(slices, opts.ManagedBy, cachedService(c)), opts.ManagedBy)...)
+	r.Findings = append(r.Findings, explain.EndpointsOrphanFindings(explain.EndpointsOrphans(eps, opts.ManagedBy, cachedService(c)), opts.ManagedBy)...)
 	explain.SortFindings(r.Findings)
 	r.Healthy = len(r.Findings) == 0
 	return r, nil
+}
+
+// staleEndpoints plans the Service's Endpoints object of ours from the Pods
+// its slices are planned from; a finding when a sync would update it.
+// Services without selector or ExternalName plan nothing: an object of
+// ours for them is an orphan.
+func staleEndpoints(in reconcile.Input, ep *corev1.Endpoints, managedBy string) *explain.Finding {
+	if ep == nil {
+		return nil
+	}
+	plan, err := endpoints.Compute(endpoints.Input{Service: in.Service, Pods: in.Pods, Live: ep}, endpoints.Options{ManagedBy: managedBy})
+	if err != nil {
+		return nil
+	}
+	return explain.EndpointsFinding(plan, managedBy)
 }
 
 // cachedService looks Services up in the cache for explain.Orphans.

@@ -6,4 +6,11 @@
 // their Service. The judgements are pkg/explain's (pure); this package reads
 // and, for Release and Prune, deletes through pkg/apply with preconditions,
 // and only ever slices of our own managed-by value.
+//
+// The v1 Endpoints objects sync --with-endpoints writes (marked
+// endpoints.kubernetes.io/managed-by with our value) are covered alike:
+// Audit reports ours stale or orphaned, Prune deletes ours whose Service is
+// gone, lost its selector or became ExternalName, and Release hands ours
+// back without deleting them (ReleaseEndpoints). An Endpoints object without
+// our mark is never written.
 package lifecycle

@@ -115,7 +115,8 @@ func TestPruneDeletesOnlyOurOrphans(t *testing.T) {
 	client := fake.NewClientset(svc("web"),
 		slice("web-1", "web", reconcile.DefaultManagedBy, true), slice("gone-1", "gone", reconcile.DefaultManagedBy, true),
 		slice("gone-k", "gone", reconcile.ControllerManagedBy, true), slice("gone-o", "gone", "someone", true))
-	orphans, seen, err := FindOrphans(ctx, client, "shop", reconcile.DefaultManagedBy)
+	found, err := FindOrphans(ctx, client, "shop", reconcile.DefaultManagedBy)
+	orphans, seen := found.Slices, found.SlicesSeen
 	if err != nil || seen != 2 || len(orphans) != 1 || orphans[0].Slice.Name != "gone-1" {
 		t.Fatalf("orphans %+v seen %d err %v", orphans, seen, err)
 	}

@@ -8,7 +8,9 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
@@ -16,43 +18,63 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// FindOrphans lists the Services of namespace ("" for all) and the slices
-// carrying our managed-by value (selected by label on the server: no other
-// manager's slice is even read), and returns ours that outlived their
-// Service, with how many of ours were looked at.
-func FindOrphans(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]explain.Orphan, int, error) {
+// Orphans is what prune deletes: slices and Endpoints objects of ours that
+// outlived their Service, with how many of ours were looked at.
+type Orphans struct {
+	Slices        []explain.Orphan
+	SlicesSeen    int
+	Endpoints     []explain.EndpointsOrphan
+	EndpointsSeen int
+}
+
+// FindOrphans lists the Services of namespace ("" for all), the slices and
+// the Endpoints objects carrying our managed-by value (selected by label on
+// the server: no other manager's object is even read), and returns ours
+// that outlived their Service.
+func FindOrphans(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) (Orphans, error) {
+	var out Orphans
 	svcs, err := cluster.Reader{Client: client}.Services(ctx, namespace, "")
 	if err != nil {
-		return nil, 0, fmt.Errorf("list services: %w", err)
+		return out, fmt.Errorf("list services: %w", err)
 	}
 	byKey := map[string]*corev1.Service{}
 	for _, s := range svcs {
 		byKey[s.Namespace+"/"+s.Name] = s
 	}
+	lookup := func(ns, name string) *corev1.Service { return byKey[ns+"/"+name] }
 	ours, err := ourSlices(ctx, client, namespace, managedBy)
 	if err != nil {
-		return nil, 0, fmt.Errorf("list endpointslices: %w", err)
+		return out, fmt.Errorf("list endpointslices: %w", err)
 	}
-	return explain.Orphans(ours, managedBy, func(ns, name string) *corev1.Service { return byKey[ns+"/"+name] }), len(ours), nil
+	out.Slices, out.SlicesSeen = explain.Orphans(ours, managedBy, lookup), len(ours)
+	eps, err := ourEndpoints(ctx, client, namespace, managedBy)
+	if err != nil {
+		return out, fmt.Errorf("list endpoints: %w", err)
+	}
+	out.Endpoints, out.EndpointsSeen = explain.EndpointsOrphans(eps, managedBy, lookup), len(eps)
+	return out, nil
 }
 
+// ourSlices lists the slices carrying our managed-by value, selected by
+// label on the server.
 func ourSlices(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]*discovery.EndpointSlice, error) {
-	sel := labels.Set{discovery.LabelManagedBy: managedBy}.String()
-	var out []*discovery.EndpointSlice
-	opts := metav1.ListOptions{LabelSelector: sel, Limit: cluster.PageSize}
-	for {
-		list, err := client.DiscoveryV1().EndpointSlices(namespace).List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		if list.Continue == "" {
-			return out, nil
-		}
-		opts.Continue = list.Continue
-	}
+	return listOurs[*discovery.EndpointSlice](ctx, labels.Set{discovery.LabelManagedBy: managedBy}.String(),
+		func(o metav1.ListOptions) (runtime.Object, error) {
+			return client.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
+		})
+}
+
+// listOurs lists every page of a label-selected list (client-go's pager:
+// it falls back to one full list when a continue token expires).
+func listOurs[T runtime.Object](ctx context.Context, selector string, list func(metav1.ListOptions) (runtime.Object, error)) ([]T, error) {
+	p := pager.New(pager.SimplePageFunc(list))
+	p.PageSize = cluster.PageSize
+	var out []T
+	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: selector}, func(o runtime.Object) error {
+		out = append(out, o.(T))
+		return nil
+	})
+	return out, err
 }
 
 // Prune deletes the orphans, namespace by namespace, each delete with the

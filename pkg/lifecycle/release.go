@@ -43,6 +43,8 @@ type ReleaseOutcome struct {
 	// Waited is how long --wait waited for the controller.
 	Waited time.Duration
 	Err    error
+	// Endpoints is what happened to the Service's v1 Endpoints object.
+	Endpoints EndpointsRelease
 }
 
 // maxConflicts bounds re-reads after a slice of ours changed under a delete.
@@ -54,7 +56,18 @@ const maxConflicts = 5
 // consumer sees the Service lose an endpoint, nor a ready one turn not
 // ready, at any moment. Each delete carries the resourceVersion and UID read,
 // so a slice of ours rewritten meanwhile is re-read and judged again.
+//
+// The Service's Endpoints object, when ours, is handed back at the same
+// time (ReleaseEndpoints), within the same --wait.
 func Release(ctx context.Context, client kubernetes.Interface, svc *corev1.Service, opts ReleaseOptions) ReleaseOutcome {
+	epc := make(chan EndpointsRelease, 1)
+	go func() { epc <- ReleaseEndpoints(ctx, client, svc, opts) }()
+	out := releaseSlices(ctx, client, svc, opts)
+	out.Endpoints = <-epc
+	return out
+}
+
+func releaseSlices(ctx context.Context, client kubernetes.Interface, svc *corev1.Service, opts ReleaseOptions) ReleaseOutcome {
 	out := ReleaseOutcome{Service: svc}
 	reader := cluster.Reader{Client: client}
 	start, conflicts := time.Now(), 0

@@ -41,3 +41,29 @@ func Orphans(w io.Writer, st Style, orphans []explain.Orphan) {
 	}
 	t.Flush()
 }
+
+// EndpointsOrphans lists the Endpoints objects prune deletes and why.
+func EndpointsOrphans(w io.Writer, st Style, orphans []explain.EndpointsOrphan) {
+	t := newTable(w)
+	fmt.Fprintln(t, st.Bold("NAMESPACE")+"\t"+st.Bold("ENDPOINTS")+"\t"+st.Bold("REASON")+"\t"+st.Bold("DETAIL"))
+	for _, o := range orphans {
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\n", o.Endpoints.Namespace, o.Endpoints.Name, st.Yellow(string(o.Reason)), o.Message)
+	}
+	t.Flush()
+}
+
+// ReleasedEndpoints writes what release did with a Service's Endpoints
+// object of ours.
+func ReleasedEndpoints(w io.Writer, st Style, ns, name string, ep lifecycle.EndpointsRelease, dryRun string) {
+	verb, why := st.Green("released"), "kube-controller-manager's Endpoints controller has taken it over"
+	if !ep.Ours {
+		verb = "nothing to release"
+	}
+	if ep.Disowned {
+		why = "forced: our managed-by label removed, addresses left for the controller to overwrite"
+		if dryRun != "" {
+			verb = st.Cyan("would be released" + dryRun)
+		}
+	}
+	fmt.Fprintf(w, "%s %s: %s\n", st.Bold(fmt.Sprintf("endpoints %s/%s", ns, name)), verb, why)
+}

@@ -27,6 +27,11 @@ type readyPoller struct {
 }
 
 func startReadyPoller(cp *controlplane.ControlPlane, ns, svc string) *readyPoller {
+	return startCountPoller(func() (int, error) { return readyEndpoints(cp, ns, svc) })
+}
+
+// startCountPoller is a readyPoller over any count of ready addresses.
+func startCountPoller(count func() (int, error)) *readyPoller {
 	p := &readyPoller{stop: make(chan struct{})}
 	p.done.Add(1)
 	go func() {
@@ -34,7 +39,7 @@ func startReadyPoller(cp *controlplane.ControlPlane, ns, svc string) *readyPolle
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			n, err := readyEndpoints(cp, ns, svc)
+			n, err := count()
 			p.mu.Lock()
 			if err != nil {
 				p.errs++

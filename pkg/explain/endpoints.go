@@ -1,0 +1,104 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+)
+
+// Finding kinds about the v1 Endpoints objects sync --with-endpoints writes.
+const (
+	// OrphanedEndpoints: an Endpoints object of ours whose Service is gone,
+	// has no selector or is ExternalName (see EndpointsOrphans).
+	OrphanedEndpoints FindingKind = "OrphanedEndpoints"
+	// StaleEndpoints: an Endpoints object of ours that no longer carries
+	// what the Endpoints controller would write for the Service's Pods.
+	StaleEndpoints FindingKind = "StaleEndpoints"
+)
+
+// EndpointsOrphan is an Endpoints object of ours that should not exist.
+type EndpointsOrphan struct {
+	Endpoints *corev1.Endpoints
+	Reason    OrphanReason
+	Message   string
+}
+
+// EndpointsOrphans finds, among eps, the objects marked as ours
+// (endpoints.kubernetes.io/managed-by: managedBy) that should not exist:
+//
+//   - the Service is gone: upstream's Endpoints controller deletes the
+//     object then (syncService on a missing Service, and at start-up for
+//     every object without a Service);
+//   - the Service has no selector or is ExternalName: the controller
+//     writes nothing for it, and an object we wrote while it had a
+//     selector keeps the addresses of Pods it no longer selects (which the
+//     mirroring controller would go on publishing as slices).
+//
+// An object without our exact mark (hand-written, the controller's,
+// anyone's) is never returned, whatever its Service; neither is one being
+// deleted or a leader-election record. service looks a Service up (nil
+// when there is none). The result is sorted by namespace and name.
+func EndpointsOrphans(eps []*corev1.Endpoints, managedBy string, service func(namespace, name string) *corev1.Service) []EndpointsOrphan {
+	var out []EndpointsOrphan
+	for _, ep := range eps {
+		if !OursEndpoints(ep, managedBy) || ep.DeletionTimestamp != nil {
+			continue
+		}
+		if _, leader := ep.Annotations["control-plane.alpha.kubernetes.io/leader"]; leader {
+			continue
+		}
+		o := EndpointsOrphan{Endpoints: ep}
+		svc := service(ep.Namespace, ep.Name)
+		switch {
+		case svc == nil:
+			o.Reason, o.Message = ServiceGone, fmt.Sprintf("service %s/%s no longer exists", ep.Namespace, ep.Name)
+		case svc.Spec.Type == corev1.ServiceTypeExternalName:
+			o.Reason, o.Message = BecameExternalName, fmt.Sprintf("service %s/%s is ExternalName: it has no endpoints", ep.Namespace, ep.Name)
+		case len(svc.Spec.Selector) == 0:
+			o.Reason, o.Message = SelectorRemoved, fmt.Sprintf("service %s/%s has no selector: its Endpoints object is written by hand, and ours lists Pods it no longer selects", ep.Namespace, ep.Name)
+		default:
+			continue
+		}
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Endpoints, out[j].Endpoints
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// OursEndpoints: the object carries our exact managed-by mark.
+func OursEndpoints(ep *corev1.Endpoints, managedBy string) bool {
+	return ep != nil && managedBy != "" && ep.Labels[endpoints.LabelManagedBy] == managedBy
+}
+
+// EndpointsOrphanFindings turns Endpoints orphans into findings.
+func EndpointsOrphanFindings(orphans []EndpointsOrphan, managedBy string) []Finding {
+	out := make([]Finding, 0, len(orphans))
+	for _, o := range orphans {
+		ep := o.Endpoints
+		out = append(out, Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: OrphanedEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
+			Message: fmt.Sprintf("our Endpoints object outlives its Service (%s): %s", o.Reason, o.Message), Command: "kubectl slices prune -n " + ep.Namespace})
+	}
+	return out
+}
+
+// EndpointsFinding judges an Endpoints object of ours against its plan
+// (endpoints.Compute with the object as Live): stale when the plan would
+// update it. nil when it is in sync or not ours.
+func EndpointsFinding(plan *endpoints.Plan, managedBy string) *Finding {
+	if plan == nil || plan.Action != endpoints.Update || !OursEndpoints(plan.Live, managedBy) {
+		return nil
+	}
+	ep := plan.Live
+	return &Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: StaleEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
+		Message: fmt.Sprintf("our Endpoints object is stale against the Pods (%d ready, %d not ready addresses due)", plan.Ready, plan.NotReady),
+		Command: fmt.Sprintf("kubectl slices sync svc/%s -n %s --with-endpoints", ep.Name, ep.Namespace)}
+}
