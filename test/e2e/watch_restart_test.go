@@ -67,7 +67,7 @@ func TestWatchSurvivesAPIServerRestart(t *testing.T) {
 
 	code, took := w.stop(t, syscall.SIGTERM)
 	out := w.output()
-	t.Logf("output:\n%s", out)
+	t.Logf("exit %d %v after SIGTERM; output:\n%s", code, took, out)
 	if code != 0 || took > 5*time.Second {
 		t.Fatalf("exit %d after %v", code, took)
 	}
