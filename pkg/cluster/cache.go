@@ -238,7 +238,7 @@ func Allowed(ctx context.Context, client kubernetes.Interface, verb, group, reso
 			Namespace: namespace, Verb: verb, Group: group, Resource: resource, Name: name}},
 	}, metav1.CreateOptions{})
 	if err != nil {
-		return false, fmt.Errorf("ask whether %s may be %sed: %w", resource, verb, err)
+		return false, fmt.Errorf("ask whether the caller may %s %s: %w", verb, resource, err)
 	}
 	return r.Status.Allowed, nil
 }

@@ -86,6 +86,10 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := srv.listen(); err != nil {
+		return err
+	}
+	defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise
 	ns := metav1.NamespaceAll
 	c := cluster.NewCache(client, ns)
 	c.ReadOnly = true

@@ -1,9 +1,13 @@
 package cmd
 
 import (
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/util/cert"
 )
 
 // The webhook's flag mistakes are usage errors, caught before any request.
@@ -25,6 +29,45 @@ func TestWebhookUsageErrors(t *testing.T) {
 		_, errOut, code := runCmd(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, ExitUsage, c.want)
+		}
+	}
+}
+
+// A --webhook-addr already taken is a usage error, found before the caches
+// or the loop start: no API request is made (the API server here refuses
+// every connection, which would be exit 4).
+func TestWebhookAddrTaken(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: x}\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n"
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kc)
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("127.0.0.1", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crt, key := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(crt, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	tls := []string{"--webhook-addr", taken.Addr().String(), "--tls-cert-file", crt, "--tls-private-key-file", key}
+	for _, args := range [][]string{
+		append([]string{"webhook"}, tls...),
+		append([]string{"sync", "--all", "--watch", "--summary-interval=0"}, tls...),
+	} {
+		_, errOut, code := runCmd(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, "--webhook-addr "+taken.Addr().String()) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d naming --webhook-addr", args[:2], code, errOut, ExitUsage)
 		}
 	}
 }

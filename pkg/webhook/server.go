@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -166,18 +167,17 @@ func decode(raw runtime.RawExtension, into any) error {
 	return json.Unmarshal(raw.Raw, into)
 }
 
-// Serve serves h over TLS on addr with certificates from certs until ctx
-// is done, then shuts down, letting requests in flight finish.
-func Serve(ctx context.Context, addr string, h http.Handler, certs *CertReloader, ready func(net string)) error {
-	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: tlsConfig(certs), ErrorLog: nil}
-	ln, err := listen(addr, srv.TLSConfig)
-	if err != nil {
-		return err
-	}
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
+// Listen binds addr for Serve with certificates from certs, so that a
+// taken port is an error at start, before anything else runs, and ":0"
+// tells the caller the port it got.
+func Listen(addr string, certs *CertReloader) (net.Listener, error) {
+	return listen(addr, tlsConfig(certs))
+}
+
+// Serve serves h on ln (from Listen) until ctx is done, then shuts down,
+// letting requests in flight finish.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
