@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/cert"
 )
 
@@ -69,5 +71,25 @@ func TestWebhookAddrTaken(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, "--webhook-addr "+taken.Addr().String()) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d naming --webhook-addr", args[:2], code, errOut, ExitUsage)
 		}
+	}
+}
+
+// An admission webhook's denial is a 403 Forbidden too; the user reads its
+// message (what to run instead), not advice to ask for RBAC.
+func TestDescribeAdmissionDenial(t *testing.T) {
+	msg := `admission webhook "endpointslices.kubectl-slices.io" denied the request: endpointslice web-x is managed by kubectl-slices [refused for admin (field manager kubectl-slices)]`
+	denied := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: msg}}
+	got := describe("shop", "web", denied).Error()
+	if !strings.Contains(got, "denied the request: endpointslice web-x is managed by kubectl-slices") || strings.Contains(got, "RBAC") {
+		t.Errorf("webhook denial described as %q", got)
+	}
+	rbac := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+		Message: `endpointslices.discovery.k8s.io is forbidden: User "bob" cannot create resource "endpointslices" in API group "discovery.k8s.io" in the namespace "shop"`,
+		Details: &metav1.StatusDetails{Kind: "endpointslices", Group: "discovery.k8s.io"}}}
+	if got := describe("shop", "web", rbac).Error(); !strings.Contains(got, "cannot create endpointslices.discovery.k8s.io") || !strings.Contains(got, "RBAC") {
+		t.Errorf("RBAC denial described as %q", got)
+	}
+	if code := ExitCode(describe("shop", "web", denied)); code != ExitAPI {
+		t.Errorf("exit %d, want %d", code, ExitAPI)
 	}
 }
