@@ -94,7 +94,7 @@ func (s *webhookServer) synced(c *cluster.Cache, namespace string) {
 // listen binds --webhook-addr before the caches or the loop start, so a
 // taken port is a usage error (as --health-addr's) and nothing has run.
 func (s *webhookServer) listen() error {
-	ln, err := webhook.Listen(s.flags.Addr, s.certs)
+	ln, err := webhook.Listen(s.flags.Addr)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--webhook-addr %s: %v", s.flags.Addr, errors.Unwrap(err))}
 	}
@@ -106,7 +106,7 @@ func (s *webhookServer) listen() error {
 // run serves on the bound listener until ctx is done and prints a summary
 // line.
 func (s *webhookServer) run(ctx context.Context) error {
-	err := webhook.Serve(ctx, s.ln, s.handler.Mux())
+	err := webhook.Serve(ctx, s.ln, s.handler.Mux(), s.certs)
 	counts, p50, p99 := s.stats.Summary()
 	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v, %d TLS handshakes",
 		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond), s.certs.Handshakes())

@@ -167,19 +167,24 @@ func decode(raw runtime.RawExtension, into any) error {
 	return json.Unmarshal(raw.Raw, into)
 }
 
-// Listen binds addr for Serve with certificates from certs, so that a
-// taken port is an error at start, before anything else runs, and ":0"
-// tells the caller the port it got.
-func Listen(addr string, certs *CertReloader) (net.Listener, error) {
-	return listen(addr, tlsConfig(certs))
+// Listen binds addr for Serve, so that a taken port is an error at start,
+// before anything else runs, and ":0" tells the caller the port it got.
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("webhook: listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
-// Serve serves h on ln (from Listen) until ctx is done, then shuts down,
-// letting requests in flight finish.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+// Serve serves h over TLS on ln (from Listen) with certificates from certs
+// until ctx is done, then shuts down, letting requests in flight finish.
+// ServeTLS (not Serve on a TLS listener) sets up HTTP/2 as the API server
+// expects, whose connections Shutdown closes at once when idle.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, certs *CertReloader) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig(certs)}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.ServeTLS(ln, "", "") }()
 	select {
 	case err := <-errc:
 		return err
