@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
@@ -67,5 +69,47 @@ func TestEndpointsCreateAndClientDryRun(t *testing.T) {
 	}
 	if out, err := Endpoints(ctx, eps, &endpoints.Plan{Action: endpoints.Skip}, opts(DryRunNone)); out != nil || err != nil {
 		t.Fatalf("skip wrote: %v %v", out, err)
+	}
+}
+
+// prune's delete and release --force's disown refuse an Endpoints object
+// without our mark (the Endpoints controller's, someone's, none) and one
+// read without a resourceVersion, before sending anything: the listing
+// that found them is not trusted alone.
+func TestDeleteAndDisownEndpointsOnlyOurs(t *testing.T) {
+	ctx := context.Background()
+	mk := func(name, rv string, labels map[string]string) *corev1.Endpoints {
+		return &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: "uid-" + types.UID(name), ResourceVersion: rv, Labels: labels},
+			Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}}}}}
+	}
+	refused := []*corev1.Endpoints{
+		mk("controller", "3", map[string]string{endpoints.LabelManagedBy: endpoints.ControllerManagedBy}),
+		mk("someone", "3", map[string]string{endpoints.LabelManagedBy: "someone"}),
+		mk("unmarked", "3", nil),
+		mk("no-version", "", map[string]string{endpoints.LabelManagedBy: reconcile.DefaultManagedBy}),
+	}
+	var objs []runtime.Object
+	for _, ep := range refused {
+		objs = append(objs, ep.DeepCopy())
+	}
+	client := fake.NewClientset(objs...)
+	eps := client.CoreV1().Endpoints("shop")
+	for _, ep := range refused {
+		if err := DeleteEndpoints(ctx, eps, ep, opts(DryRunNone)); err == nil {
+			t.Errorf("delete of %s not refused", ep.Name)
+		}
+		if _, err := DisownEndpoints(ctx, eps, ep, opts(DryRunNone)); err == nil {
+			t.Errorf("disown of %s not refused", ep.Name)
+		}
+	}
+	for _, a := range client.Actions() {
+		if v := a.GetVerb(); v == "delete" || v == "update" || v == "patch" {
+			t.Errorf("sent %s %v", v, a)
+		}
+	}
+	ours := mk("ours", "3", map[string]string{endpoints.LabelManagedBy: reconcile.DefaultManagedBy})
+	client = fake.NewClientset(ours.DeepCopy())
+	if err := DeleteEndpoints(ctx, client.CoreV1().Endpoints("shop"), ours, opts(DryRunNone)); err != nil {
+		t.Fatalf("delete of ours: %v", err)
 	}
 }

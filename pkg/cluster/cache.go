@@ -139,8 +139,9 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	}
 	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
 	c.Denied = map[string]string{}
-	// The cache's lookup (EndpointsOf) serves the mirroring planner: no GET.
-	ok, err := c.canRead(ctx, "endpoints", "list", "watch")
+	// The cache's lookup (EndpointsOf) serves the mirroring planner; it
+	// GETs an object Transform emptied (one a controller wrote) whole.
+	ok, err := c.canRead(ctx, "endpoints", "list", "watch", "get")
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func Allowed(ctx context.Context, client kubernetes.Interface, verb, group, reso
 			Namespace: namespace, Verb: verb, Group: group, Resource: resource, Name: name}},
 	}, metav1.CreateOptions{})
 	if err != nil {
-		return false, fmt.Errorf("ask whether %s may be %sed: %w", resource, verb, err)
+		return false, fmt.Errorf("ask whether the caller may %s %s: %w", verb, resource, err)
 	}
 	return r.Status.Allowed, nil
 }
@@ -261,7 +262,7 @@ func (c *Cache) Service(_ context.Context, namespace, name string) (*corev1.Serv
 // from the API server: only a Service that lost its selector mirrors one.
 func (c *Cache) EndpointsOf(ctx context.Context, namespace, name string) (*corev1.Endpoints, error) {
 	if c.EndpointsUnreadable {
-		return nil, apierrors.NewForbidden(corev1.Resource("endpoints"), name, fmt.Errorf("cannot list and watch endpoints"))
+		return nil, apierrors.NewForbidden(corev1.Resource("endpoints"), name, fmt.Errorf("cannot list, watch and get endpoints"))
 	}
 	if c.Endpoints == nil {
 		return nil, fmt.Errorf("endpoints %s/%s: Endpoints are not cached", namespace, name)

@@ -138,6 +138,10 @@ func describe(ns, name string, err error) error {
 		return &ExitError{ExitConflicts, fmt.Errorf("%s: its EndpointSlices kept changing while syncing (is another controller writing them?); run again", obj)}
 	case apierrors.IsNotFound(err):
 		return &ExitError{ExitNotFound, fmt.Errorf("%s not found: check the name and the namespace (-n NAMESPACE; kubectl get services -A lists every namespace's)", obj)}
+	case apierrors.IsForbidden(err) && errors.As(err, &status) && !rbacDenial(status.Status().Message):
+		// Refused by admission (a webhook such as our own EndpointSlice
+		// guard, a quota), not by RBAC: its message says why and what to do.
+		return &ExitError{ExitAPI, fmt.Errorf("%s: refused by the API server: %s", obj, status.Status().Message)}
 	case apierrors.IsForbidden(err) && errors.As(err, &status):
 		d := status.Status().Details
 		what := "the request"
@@ -154,6 +158,13 @@ func describe(ns, name string, err error) error {
 		return &ExitError{ExitAPI, fmt.Errorf("%s: %s", obj, unreachable(err))}
 	}
 	return &ExitError{classify(err), fmt.Errorf("%s: %w", obj, err)}
+}
+
+// rbacDenial tells the authorizer's Forbidden (`User "u" cannot create
+// resource "endpointslices" ...`) from an admission denial, which is also a
+// 403 Forbidden but says why in its own words.
+func rbacDenial(msg string) bool {
+	return strings.Contains(msg, " cannot ") && strings.Contains(msg, ` resource "`)
 }
 
 // forbiddenVerb reads the verb out of the API server's Forbidden message

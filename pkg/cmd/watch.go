@@ -61,6 +61,10 @@ func (o *SyncOptions) validateWatch() error {
 	switch {
 	case o.DryRun != apply.DryRunNone:
 		return usageError("--watch writes; it cannot be combined with --dry-run")
+	case o.WithEndpoints:
+		// The loop keeps slices only: accepting the flag would leave the
+		// v1 Endpoints objects unwritten while the user thinks them kept.
+		return usageError("--with-endpoints is one-shot: --watch keeps EndpointSlices only; run 'kubectl slices sync --with-endpoints' without --watch")
 	case o.Output != "" && o.Output != "json":
 		return usageError("with --watch, -o may only be json (one object per line)")
 	case w.BatchPeriod < 0 || w.SummaryInterval < 0:
@@ -128,6 +132,26 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
 	var ctrl *controller.Controller
 	opts.Metrics = controller.NewMetrics(func() int { return ctrl.QueueLen() })
+	// The webhook's port is bound first: taken, it is a usage error before
+	// any request.
+	var srv *webhookServer
+	if o.Webhook.Addr != "" {
+		// One process serves the loop and the admission webhook, which
+		// answers from the loop's cache once it has filled.
+		managers := []string{"kubectl-slices"}
+		if o.FieldManager != "kubectl-slices" {
+			managers = append(managers, o.FieldManager)
+		}
+		var err error
+		if srv, err = o.Webhook.server(o.RootOptions, o.Plan, managers); err != nil {
+			return err
+		}
+		if err := srv.listen(); err != nil {
+			return err
+		}
+		defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise
+		opts.Synced = func(c *cluster.Cache) { srv.synced(c, opts.Namespace) }
+	}
 	// Events on Services for failed syncs, as upstream records them. The
 	// recorder drops an Event the API refuses, so without the right say once
 	// that there will be none.
@@ -158,19 +182,6 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 			return err
 		}
 		opts.Leading, opts.Abort = e.Leading, e.Abort
-	}
-	var srv *webhookServer
-	if o.Webhook.Addr != "" {
-		// One process serves the loop and the admission webhook, which
-		// answers from the loop's cache once it has filled.
-		managers := []string{"kubectl-slices"}
-		if o.FieldManager != "kubectl-slices" {
-			managers = append(managers, o.FieldManager)
-		}
-		if srv, err = o.Webhook.server(o.RootOptions, o.Plan, managers); err != nil {
-			return err
-		}
-		opts.Synced = func(c *cluster.Cache) { srv.synced(c, opts.Namespace) }
 	}
 	ctrl = controller.New(client, opts)
 	hctx, stopHealth := context.WithCancel(context.WithoutCancel(ctx))

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
-	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -21,6 +20,9 @@ type WebhookOptions struct {
 	*RootOptions
 	Plan    PlanFlags
 	Webhook WebhookFlags
+	// FieldManagers are those of kubectl-slices' own writes (sync
+	// --field-manager), which the guard lets write our slices.
+	FieldManagers []string
 }
 
 func newWebhookCommand(root *RootOptions) *cobra.Command {
@@ -39,8 +41,8 @@ The findings; --deny-on turns chosen ones into denials:
 
 /validate/endpointslices refuses a CREATE or UPDATE of an EndpointSlice labelled
 endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by) unless it comes
-from kubectl-slices itself (its field manager, or a user or group named by --allow-user
-and --allow-group), and a write that relabels one of our slices to another manager.
+from kubectl-slices itself (its field manager, --field-manager, or a user or group named by
+--allow-user and --allow-group), and a write that relabels one of our slices to another manager.
 DELETE is always allowed. This guards against accidents (a hand edit the next sync
 would undo), not against a determined admin: the field manager is the client's word.
 
@@ -65,11 +67,15 @@ same flags to serve the webhook from the watch loop's cache.`,
 			if err := o.Plan.validate(); err != nil {
 				return err
 			}
+			if slices.Contains(o.FieldManagers, "") || len(o.FieldManagers) == 0 {
+				return usageError("--field-manager must name a field manager")
+			}
 			return o.Run(c.Context())
 		},
 	}
 	addPlanFlags(cmd, &o.Plan)
 	addWebhookFlags(cmd, &o.Webhook)
+	cmd.Flags().StringSliceVar(&o.FieldManagers, "field-manager", []string{"kubectl-slices"}, "Field managers of kubectl-slices' own writes (sync --field-manager), allowed to write our EndpointSlices")
 	return cmd
 }
 
@@ -82,10 +88,14 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	}
 	// The certificate first: a missing file is a usage error, before any
 	// API request.
-	srv, err := o.Webhook.server(o.RootOptions, o.Plan, []string{reconcile.DefaultManagedBy})
+	srv, err := o.Webhook.server(o.RootOptions, o.Plan, o.FieldManagers)
 	if err != nil {
 		return err
 	}
+	if err := srv.listen(); err != nil {
+		return err
+	}
+	defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise
 	ns := metav1.NamespaceAll
 	c := cluster.NewCache(client, ns)
 	c.ReadOnly = true

@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"time"
 
@@ -54,6 +56,7 @@ type webhookServer struct {
 	certs   *webhook.CertReloader
 	stats   *webhook.Stats
 	log     io.Writer
+	ln      net.Listener // bound by listen, served by run
 
 	mu        sync.Mutex
 	baseline  int // API requests counted when the caches filled
@@ -88,11 +91,22 @@ func (s *webhookServer) synced(c *cluster.Cache, namespace string) {
 	fmt.Fprintln(s.log, "webhook: caches filled; Service admissions are judged from now on")
 }
 
-// run serves until ctx is done and prints a summary line.
+// listen binds --webhook-addr before the caches or the loop start, so a
+// taken port is a usage error (as --health-addr's) and nothing has run.
+func (s *webhookServer) listen() error {
+	ln, err := webhook.Listen(s.flags.Addr)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--webhook-addr %s: %v", s.flags.Addr, errors.Unwrap(err))}
+	}
+	s.ln = ln
+	fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", ln.Addr(), webhook.ServicesPath, webhook.EndpointSlicesPath)
+	return nil
+}
+
+// run serves on the bound listener until ctx is done and prints a summary
+// line.
 func (s *webhookServer) run(ctx context.Context) error {
-	err := webhook.Serve(ctx, s.flags.Addr, s.handler.Mux(), s.certs, func(addr string) {
-		fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", addr, webhook.ServicesPath, webhook.EndpointSlicesPath)
-	})
+	err := webhook.Serve(ctx, s.ln, s.handler.Mux(), s.certs)
 	counts, p50, p99 := s.stats.Summary()
 	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v, %d TLS handshakes",
 		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond), s.certs.Handshakes())

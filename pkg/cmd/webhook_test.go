@@ -1,9 +1,15 @@
 package cmd
 
 import (
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/cert"
 )
 
 // The webhook's flag mistakes are usage errors, caught before any request.
@@ -26,5 +32,64 @@ func TestWebhookUsageErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, ExitUsage, c.want)
 		}
+	}
+}
+
+// A --webhook-addr already taken is a usage error, found before the caches
+// or the loop start: no API request is made (the API server here refuses
+// every connection, which would be exit 4).
+func TestWebhookAddrTaken(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: x}\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n"
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kc)
+	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey("127.0.0.1", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crt, key := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(crt, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	tls := []string{"--webhook-addr", taken.Addr().String(), "--tls-cert-file", crt, "--tls-private-key-file", key}
+	for _, args := range [][]string{
+		append([]string{"webhook"}, tls...),
+		append([]string{"sync", "--all", "--watch", "--summary-interval=0"}, tls...),
+	} {
+		_, errOut, code := runCmd(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, "--webhook-addr "+taken.Addr().String()) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d naming --webhook-addr", args[:2], code, errOut, ExitUsage)
+		}
+	}
+}
+
+// An admission webhook's denial is a 403 Forbidden too; the user reads its
+// message (what to run instead), not advice to ask for RBAC.
+func TestDescribeAdmissionDenial(t *testing.T) {
+	msg := `admission webhook "endpointslices.kubectl-slices.io" denied the request: endpointslice web-x is managed by kubectl-slices [refused for admin (field manager kubectl-slices)]`
+	denied := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: msg}}
+	got := describe("shop", "web", denied).Error()
+	if !strings.Contains(got, "denied the request: endpointslice web-x is managed by kubectl-slices") || strings.Contains(got, "RBAC") {
+		t.Errorf("webhook denial described as %q", got)
+	}
+	rbac := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+		Message: `endpointslices.discovery.k8s.io is forbidden: User "bob" cannot create resource "endpointslices" in API group "discovery.k8s.io" in the namespace "shop"`,
+		Details: &metav1.StatusDetails{Kind: "endpointslices", Group: "discovery.k8s.io"}}}
+	if got := describe("shop", "web", rbac).Error(); !strings.Contains(got, "cannot create endpointslices.discovery.k8s.io") || !strings.Contains(got, "RBAC") {
+		t.Errorf("RBAC denial described as %q", got)
+	}
+	if code := ExitCode(describe("shop", "web", denied)); code != ExitAPI {
+		t.Errorf("exit %d, want %d", code, ExitAPI)
 	}
 }

@@ -172,15 +172,18 @@ func (m *Metrics) Gone(key string) {
 	m.totals()
 }
 
+// totals sets the desired gauges under the lock: workers record at once,
+// and a total summed before another worker's update must not be set after
+// that worker's newer one.
 func (m *Metrics) totals() {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	var total serviceCounts
 	for _, c := range m.perService {
 		total.endpoints += c.endpoints
 		total.desiredSlices += c.desiredSlices
 		total.slices += c.slices
 	}
-	m.mu.Unlock()
 	m.endpointsDesired.Set(float64(total.endpoints))
 	m.slicesDesired.Set(float64(total.desiredSlices))
 	m.numSlices.Set(float64(total.slices))

@@ -35,6 +35,7 @@ var Rights = []Right{
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verb: "delete", Why: "pkg/apply Apply: slices the plan removes (ours only, with a UID precondition)"},
 	{Group: "", Resource: "endpoints", Verb: "list", Why: "pkg/cluster Cache.Informers: the Endpoints informer, mirrored for selectorless Services (pkg/mirror)"},
 	{Group: "", Resource: "endpoints", Verb: "watch", Why: "pkg/cluster Cache.Informers: the Endpoints informer's watch"},
+	{Group: "", Resource: "endpoints", Verb: "get", Why: "pkg/cluster Cache.EndpointsOf reads whole a controller-written Endpoints object (cached emptied) to mirror it once its Service lost its selector"},
 	{Group: "", Resource: "nodes", Verb: "get", Why: "pkg/cluster Reader.Nodes re-reads a Service's Nodes after a write conflict", ClusterOnly: true},
 	{Group: "", Resource: "nodes", Verb: "list", Why: "pkg/cluster Cache.Informers: the Node informer (zones for hints and topology)", ClusterOnly: true},
 	{Group: "", Resource: "nodes", Verb: "watch", Why: "pkg/cluster Cache.Informers: the Node informer's watch", ClusterOnly: true},

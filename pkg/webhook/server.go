@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -166,20 +167,24 @@ func decode(raw runtime.RawExtension, into any) error {
 	return json.Unmarshal(raw.Raw, into)
 }
 
-// Serve serves h over TLS on addr with certificates from certs until ctx
-// is done, then shuts down, letting requests in flight finish.
-func Serve(ctx context.Context, addr string, h http.Handler, certs *CertReloader, ready func(net string)) error {
-	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: tlsConfig(certs), ErrorLog: nil}
-	ln, err := listen(addr, srv.TLSConfig)
+// Listen binds addr for Serve, so that a taken port is an error at start,
+// before anything else runs, and ":0" tells the caller the port it got.
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("webhook: listen on %s: %w", addr, err)
 	}
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
+	return ln, nil
+}
+
+// Serve serves h over TLS on ln (from Listen) with certificates from certs
+// until ctx is done, then shuts down, letting requests in flight finish.
+// ServeTLS (not Serve on a TLS listener) sets up HTTP/2 as the API server
+// expects, whose connections Shutdown closes at once when idle.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, certs *CertReloader) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig(certs)}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.ServeTLS(ln, "", "") }()
 	select {
 	case err := <-errc:
 		return err

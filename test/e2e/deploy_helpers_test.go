@@ -111,9 +111,9 @@ func runBounded(t testing.TB, cp *controlplane.ControlPlane, kubeconfig string, 
 	return code, w.output()
 }
 
-// loopArgs are the Deployment's container args, less the flags this build
-// of the plugin does not know (sync --help does not list them), so that a
-// test runs the loop as the manifests would (health on a free loopback port).
+// loopArgs are the Deployment's container args, so that a test runs the
+// loop as the manifests would (health on a free loopback port). A flag that
+// sync --help does not list fails the test: the manifest would crash-loop.
 func loopArgs(t testing.TB, cp *controlplane.ControlPlane, objs []unstructured.Unstructured) []string {
 	t.Helper()
 	spec := podSpecOf(t, objs)
@@ -130,7 +130,7 @@ func loopArgs(t testing.TB, cp *controlplane.ControlPlane, objs []unstructured.U
 	for i := 0; i < len(args); i++ {
 		name, _, _ := strings.Cut(args[i], "=")
 		if strings.HasPrefix(name, "--") && !strings.Contains(help, name+"=") && !strings.Contains(help, name+":") && !strings.Contains(help, name+" ") {
-			t.Logf("this build has no %s: dropped", name)
+			t.Errorf("the manifest passes %s, which sync --help does not list", name)
 			if !strings.Contains(args[i], "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 				i++ // its value
 			}

@@ -110,8 +110,8 @@ func TestDeployClusterRBAC(t *testing.T) {
 			})
 		}
 	}
-	if tested != 17 {
-		t.Errorf("%d rights tested, want 17 (services 3, pods 2, endpointslices 5, endpoints 2, nodes 3, events 2)", tested)
+	if tested != 18 {
+		t.Errorf("%d rights tested, want 18 (services 3, pods 2, endpointslices 5, endpoints 3, nodes 3, events 2)", tested)
 	}
 
 	// The Lease Role, one verb removed at a time: leader election stops

@@ -148,4 +148,23 @@ func TestWebhook(t *testing.T) {
 			t.Fatalf("sync --watch exit code %d:\n%s", code, sw.output())
 		}
 	})
+	t.Run("field manager", func(t *testing.T) {
+		// A team whose sync runs with its own --field-manager names it to
+		// the webhook: that sync writes, the default one is refused.
+		fw := startWatch(t, cp, cp.Kubeconfig, append([]string{"webhook", "--field-manager", "ops-sync"}, flags...)...)
+		fw.waitLine(t, "caches filled", 30*time.Second)
+		mustPods(t, cp, ns, podSpec("web", 4, 8))
+		within(t, "the default field manager refused", 20*time.Second, func() bool {
+			r := kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns)
+			return r.Code == 4 && strings.Contains(r.Stderr, "denied the request: endpointslice") &&
+				strings.Contains(r.Stderr, "field manager kubectl-slices")
+		})
+		kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns, "--field-manager", "ops-sync").mustCode(t, 0)
+		if got := endpointAddresses(slices()); len(got) != 5 {
+			t.Fatalf("the ops-sync sync did not write: %v", got)
+		}
+		if code, _ := fw.stop(t, syscall.SIGTERM); code != 0 {
+			t.Fatalf("webhook exit code %d:\n%s", code, fw.output())
+		}
+	})
 }
