@@ -137,6 +137,9 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	if err := out["endpointslices"].AddIndexers(cache.Indexers{sliceServiceIndex: sliceService}); err != nil {
 		return nil, err
 	}
+	if err := out["pods"].AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
+		return nil, err
+	}
 	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
 	c.Denied = map[string]string{}
 	// The cache's lookup (EndpointsOf) serves the mirroring planner: no GET.

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,10 @@ type Facts struct {
 	// NamespacePods are all Pods of the namespace, read only when Pods is
 	// empty, for near misses.
 	NamespacePods []*corev1.Pod
+	// groups and nsGroups stand for Pods and NamespacePods when CacheSource
+	// has grouped them already, from its index; nsGroups holds one group
+	// per label set and shape.
+	groups, nsGroups []*group
 	// HasEndpoints: an Endpoints object or an EndpointSlice exists for it
 	// (consulted only for Services without selector).
 	HasEndpoints bool
@@ -79,7 +84,14 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	}
 	// Live slices are left out: the warnings are about the Service and its
 	// Pods, not about drift, and diffing them would only cost time.
-	groups := shapes(f.Pods)
+	groups := f.groups
+	if groups == nil {
+		groups = shapes(f.Pods)
+	}
+	selected := 0
+	for _, g := range groups {
+		selected += len(g.members)
+	}
 	reps := make([]*corev1.Pod, len(groups))
 	for i, g := range groups {
 		reps[i] = g.rep
@@ -90,12 +102,20 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 		return nil, err
 	}
 	var nsPods []*corev1.Pod
+	size := map[string]int{} // Pods a near miss stands for
 	if len(plan.Pods) == 0 {
 		nsPods = f.NamespacePods
+		if f.nsGroups != nil {
+			nsPods = make([]*corev1.Pod, 0, len(f.nsGroups))
+			for _, g := range f.nsGroups {
+				nsPods = append(nsPods, g.rep)
+				size[g.rep.Name] = len(g.members)
+			}
+		}
 	}
 	r := explain.Build(in, plan, explain.Options{ManagedBy: o.ManagedBy, MaxEndpointsPerSlice: o.MaxEndpointsPerSlice, NamespacePods: nsPods})
 	if r.Selector.Matched == 0 {
-		return []Finding{noPods(svc, r.Selector.NearMisses)}, nil
+		return []Finding{noPods(svc, r.Selector.NearMisses, size)}, nil
 	}
 	members := map[string][]string{}
 	for _, g := range groups {
@@ -104,13 +124,15 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	var out []Finding
 	out = append(out, portsNotFound(svc, r, members)...)
 	out = append(out, mixedOwners(svc, reps)...)
-	if fd, ok := addressFamily(r, members, len(f.Pods)); ok {
+	if fd, ok := addressFamily(r, members, selected); ok {
 		out = append(out, fd)
 	}
 	return out, nil
 }
 
-func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
+// noPods names the nearest miss; size counts the Pods a near miss stands
+// for when it represents a group (absent: itself alone).
+func noPods(svc *corev1.Service, misses []explain.NearMiss, size map[string]int) Finding {
 	msg := fmt.Sprintf("service %s: selector %s matches no Pods in namespace %s", svc.Name,
 		labels.SelectorFromSet(svc.Spec.Selector).String(), svc.Namespace)
 	if len(misses) > 0 {
@@ -120,7 +142,7 @@ func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
 			have = "no " + nm.Label + " label"
 		}
 		msg += fmt.Sprintf("; nearest miss: pod %s has %s (the selector wants %s=%s)", nm.Pod, have, nm.Label, nm.Want)
-		if len(misses) > 1 {
+		if len(misses) > 1 || size[nm.Pod] > 1 {
 			msg += ", among others"
 		}
 	}
@@ -182,12 +204,23 @@ func addressFamily(r explain.Report, members map[string][]string, selected int) 
 		r.Service.Name, len(pods), selected, nameList(pods), msg)}, true
 }
 
-// nameList names up to maxNames items, sorted, and counts the rest.
+// nameList names the first maxNames items by name and counts the rest.
+// The first few are picked in one pass rather than by sorting: a finding
+// may be about 5,000 Pods, and sorting them all was most of an admission.
 func nameList(names []string) string {
-	s := append([]string(nil), names...)
-	sort.Strings(s)
-	if len(s) <= maxNames {
-		return strings.Join(s, ", ")
+	var first []string
+	for _, n := range names {
+		i := sort.SearchStrings(first, n)
+		if i >= maxNames {
+			continue
+		}
+		first = slices.Insert(first, i, n)
+		if len(first) > maxNames {
+			first = first[:maxNames]
+		}
 	}
-	return strings.Join(s[:maxNames], ", ") + fmt.Sprintf(" and %d more", len(s)-maxNames)
+	if len(names) <= maxNames {
+		return strings.Join(first, ", ")
+	}
+	return strings.Join(first, ", ") + fmt.Sprintf(" and %d more", len(names)-maxNames)
 }
