@@ -59,16 +59,19 @@ func PodGroupKey(p *corev1.Pod) string {
 type PodGroup struct {
 	// Shape is AppendPodShape of every member.
 	Shape string
-	// Pods are the members, unsorted.
-	Pods []*corev1.Pod
+	// First is the first member by name.
+	First *corev1.Pod
+	// Names are the members' names, unsorted; shared, not to be modified.
+	Names []string
 }
 
 // PodGroups returns the groups of namespace's Pods whose labels the
 // selector (a plain label set, as a Service's) matches; every group of the
-// namespace when selector is nil. The cost grows with the number of
-// groups, not of Pods (but for listing the members). The Pod store
+// namespace when selector is nil. With TrackPodGroups the cost grows with
+// the number of groups, not of Pods; without, each group's Pods are read. The Pod store
 // must carry PodIndexers.
-func PodGroups(pods cache.Indexer, namespace string, selector map[string]string) ([]PodGroup, error) {
+func (c *Cache) PodGroups(namespace string, selector map[string]string) ([]PodGroup, error) {
+	pods, memo := c.Pods, c.podGroups
 	// A store without the index would list no groups, which reads as "no
 	// Pods": say so instead.
 	if pods.GetIndexers()[PodGroupIndex] == nil {
@@ -85,21 +88,41 @@ func PodGroups(pods cache.Indexer, namespace string, selector map[string]string)
 		if i < 0 || (selector != nil && !labelsMatch(selector, rest[i+1:])) {
 			continue
 		}
-		// ByIndex rather than IndexKeys, which sorts the keys: on 5,000
-		// Pods that sort was most of an admission's time.
-		objs, err := pods.ByIndex(PodGroupIndex, key)
+		var g PodGroup
+		var found bool
+		var err error
+		if memo != nil {
+			g, found, err = memo.group(pods, key, rest[:i])
+		} else {
+			g, found, err = readGroup(pods, key, rest[:i])
+		}
 		if err != nil {
 			return nil, err
 		}
-		g := PodGroup{Shape: rest[:i], Pods: make([]*corev1.Pod, 0, len(objs))}
-		for _, o := range objs {
-			g.Pods = append(g.Pods, o.(*corev1.Pod))
-		}
-		if len(g.Pods) > 0 {
+		if found {
 			out = append(out, g)
 		}
 	}
 	return out, nil
+}
+
+// readGroup reads the group of key from the store. ByIndex rather than
+// IndexKeys, which sorts the keys: on 5,000 Pods that sort was most of an
+// admission's time.
+func readGroup(pods cache.Indexer, key, shape string) (PodGroup, bool, error) {
+	objs, err := pods.ByIndex(PodGroupIndex, key)
+	if err != nil || len(objs) == 0 {
+		return PodGroup{}, false, err
+	}
+	g := PodGroup{Shape: shape, Names: make([]string, 0, len(objs))}
+	for _, o := range objs {
+		p := o.(*corev1.Pod)
+		if g.First == nil || p.Name < g.First.Name {
+			g.First = p
+		}
+		g.Names = append(g.Names, p.Name)
+	}
+	return g, true, nil
 }
 
 // labelsMatch tells whether the encoded label set (k=v,k=v) has every

@@ -22,20 +22,20 @@ func groupPod(ns, name string, lbl map[string]string, port int32) *corev1.Pod {
 // comparing with what the Pods' labels say by hand.
 func groupsString(t *testing.T, store cache.Indexer, ns string, sel map[string]string) string {
 	t.Helper()
-	gs, err := PodGroups(store, ns, sel)
+	gs, err := (&Cache{Pods: store}).PodGroups(ns, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, g := range gs {
-		var names []string
-		for _, p := range g.Pods {
-			if p.Namespace != ns {
-				t.Errorf("pod %s/%s listed for namespace %s", p.Namespace, p.Name, ns)
-			}
-			names = append(names, p.Name)
+		if g.First.Namespace != ns {
+			t.Errorf("pod %s/%s listed for namespace %s", g.First.Namespace, g.First.Name, ns)
 		}
+		names := append([]string(nil), g.Names...)
 		sort.Strings(names)
+		if g.First.Name != names[0] {
+			t.Errorf("group %v: first %s", names, g.First.Name)
+		}
 		out = append(out, strings.Join(names, " "))
 	}
 	sort.Strings(out)
@@ -92,13 +92,9 @@ func TestPodGroups(t *testing.T) {
 	if got, want := groupsString(t, store, "a", map[string]string{"app": "web"}), "web-0|web-1 web-3"; got != want {
 		t.Errorf("after the update and the delete: %q, want %q", got, want)
 	}
-	gs, _ := PodGroups(store, "a", map[string]string{"tier": "back"})
-	for _, g := range gs {
-		for _, p := range g.Pods {
-			if p.Name == "web-1" && p != moved {
-				t.Error("PodGroups returned a stale copy of web-1")
-			}
-		}
+	gs, _ := (&Cache{Pods: store}).PodGroups("a", map[string]string{"tier": "back"})
+	if len(gs) != 1 || gs[0].First != moved {
+		t.Errorf("PodGroups did not return the stored web-1: %+v", gs)
 	}
 }
 
@@ -133,7 +129,7 @@ func TestPodGroupKeyShape(t *testing.T) {
 func TestPodGroupsWithoutIndex(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
 	_ = store.Add(groupPod("a", "web-0", nil, 80))
-	if _, err := PodGroups(store, "a", nil); err == nil {
+	if _, err := (&Cache{Pods: store}).PodGroups("a", nil); err == nil {
 		t.Fatal("no error without the index")
 	}
 }

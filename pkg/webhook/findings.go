@@ -90,7 +90,7 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	}
 	selected := 0
 	for _, g := range groups {
-		selected += len(g.members)
+		selected += g.members.len()
 	}
 	reps := make([]*corev1.Pod, len(groups))
 	for i, g := range groups {
@@ -109,7 +109,7 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 			nsPods = make([]*corev1.Pod, 0, len(f.nsGroups))
 			for _, g := range f.nsGroups {
 				nsPods = append(nsPods, g.rep)
-				size[g.rep.Name] = len(g.members)
+				size[g.rep.Name] = g.members.len()
 			}
 		}
 	}
@@ -117,7 +117,7 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	if r.Selector.Matched == 0 {
 		return []Finding{noPods(svc, r.Selector.NearMisses, size)}, nil
 	}
-	members := map[string][]string{}
+	members := map[string]names{}
 	for _, g := range groups {
 		members[g.rep.Name] = g.members
 	}
@@ -151,14 +151,14 @@ func noPods(svc *corev1.Service, misses []explain.NearMiss, size map[string]int)
 
 // portsNotFound reports, per Service port, the selected Pods explain says
 // lack its target port.
-func portsNotFound(svc *corev1.Service, r explain.Report, members map[string][]string) []Finding {
-	missing := map[string][]string{}
+func portsNotFound(svc *corev1.Service, r explain.Report, members map[string]names) []Finding {
+	missing := map[string]names{}
 	matched := 0
 	for _, p := range r.Pods {
 		if !p.Included {
 			continue
 		}
-		matched += len(members[p.Name])
+		matched += members[p.Name].len()
 		for _, port := range p.MissingPorts {
 			missing[port] = append(missing[port], members[p.Name]...)
 		}
@@ -170,11 +170,11 @@ func portsNotFound(svc *corev1.Service, r explain.Report, members map[string][]s
 			label = fmt.Sprint(sp.Port)
 		}
 		pods := missing[label]
-		if len(pods) == 0 {
+		if pods.len() == 0 {
 			continue
 		}
 		out = append(out, Finding{PortNotFound, fmt.Sprintf("service %s: targetPort %s of port %s is not declared by %d of %d Pods (%s): they receive no traffic on it",
-			svc.Name, quoteTarget(sp.TargetPort), label, len(pods), matched, nameList(pods))})
+			svc.Name, quoteTarget(sp.TargetPort), label, pods.len(), matched, nameList(pods...))})
 	}
 	return out
 }
@@ -188,8 +188,8 @@ func quoteTarget(t intstr.IntOrString) string {
 
 // addressFamily reports selected Pods the planner left out because they
 // have no address of a family the Service serves.
-func addressFamily(r explain.Report, members map[string][]string, selected int) (Finding, bool) {
-	var pods []string
+func addressFamily(r explain.Report, members map[string]names, selected int) (Finding, bool) {
+	var pods names
 	msg := ""
 	for _, p := range r.Pods {
 		if p.Reason == reconcile.AddressFamilyMismatch {
@@ -197,30 +197,35 @@ func addressFamily(r explain.Report, members map[string][]string, selected int) 
 			msg = p.Message
 		}
 	}
-	if len(pods) == 0 {
+	if pods.len() == 0 {
 		return Finding{}, false
 	}
 	return Finding{AddressFamily, fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint (%s): %s",
-		r.Service.Name, len(pods), selected, nameList(pods), msg)}, true
+		r.Service.Name, pods.len(), selected, nameList(pods...), msg)}, true
 }
 
-// nameList names the first maxNames items by name and counts the rest.
-// The first few are picked in one pass rather than by sorting: a finding
-// may be about 5,000 Pods, and sorting them all was most of an admission.
-func nameList(names []string) string {
+// nameList names the first maxNames names by name, of all parts, and
+// counts the rest. They are picked in one pass rather than by sorting: a
+// finding may be about 5,000 Pods, and sorting them all was most of an
+// admission.
+func nameList(parts ...[]string) string {
 	var first []string
-	for _, n := range names {
-		i := sort.SearchStrings(first, n)
-		if i >= maxNames {
-			continue
-		}
-		first = slices.Insert(first, i, n)
-		if len(first) > maxNames {
-			first = first[:maxNames]
+	n := 0
+	for _, part := range parts {
+		n += len(part)
+		for _, name := range part {
+			i := sort.SearchStrings(first, name)
+			if i >= maxNames {
+				continue
+			}
+			first = slices.Insert(first, i, name)
+			if len(first) > maxNames {
+				first = first[:maxNames]
+			}
 		}
 	}
-	if len(names) <= maxNames {
+	if n <= maxNames {
 		return strings.Join(first, ", ")
 	}
-	return strings.Join(first, ", ") + fmt.Sprintf(" and %d more", len(names)-maxNames)
+	return strings.Join(first, ", ") + fmt.Sprintf(" and %d more", n-maxNames)
 }

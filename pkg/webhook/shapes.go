@@ -10,7 +10,19 @@ import (
 // the one of them it is asked about.
 type group struct {
 	rep     *corev1.Pod
-	members []string
+	members names
+}
+
+// names are Pod names in parts, as the cache shares them: a group of 5,000
+// Pods is counted and merged without copying its names.
+type names [][]string
+
+func (n names) len() int {
+	c := 0
+	for _, part := range n {
+		c += len(part)
+	}
+	return c
 }
 
 // shapes groups Pods by what decides the findings (cluster.AppendPodShape:
@@ -38,7 +50,10 @@ func shapes(pods []*corev1.Pod) []*group {
 		if p.Name < g.rep.Name {
 			g.rep = p
 		}
-		g.members = append(g.members, p.Name)
+		if g.members == nil {
+			g.members = names{nil}
+		}
+		g.members[0] = append(g.members[0], p.Name)
 	}
 	return out
 }

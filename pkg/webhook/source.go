@@ -38,14 +38,14 @@ func (s CacheSource) Facts(svc *corev1.Service) Facts {
 	// delivers them: the selector is matched once per group, and the
 	// planner is asked about one Pod per shape, so an admission costs about
 	// the same over 5 Pods as over 5,000.
-	sel, err := cluster.PodGroups(c.Pods, svc.Namespace, svc.Spec.Selector)
+	sel, err := c.PodGroups(svc.Namespace, svc.Spec.Selector)
 	if err != nil {
 		return Facts{Unknown: true}
 	}
 	var f Facts
 	f.groups = indexGroups(sel, true)
 	if len(f.groups) == 0 {
-		all, err := cluster.PodGroups(c.Pods, svc.Namespace, nil)
+		all, err := c.PodGroups(svc.Namespace, nil)
 		if err != nil {
 			return Facts{Unknown: true}
 		}
@@ -66,16 +66,15 @@ func indexGroups(in []cluster.PodGroup, byShape bool) []*group {
 	for _, pg := range in {
 		g := byKey[pg.Shape]
 		if g == nil || !byShape {
-			g = &group{rep: pg.Pods[0], members: make([]string, 0, len(pg.Pods))}
+			g = &group{rep: pg.First, members: names{pg.Names}}
 			byKey[pg.Shape] = g
 			out = append(out, g)
+			continue
 		}
-		for _, p := range pg.Pods {
-			if p.Name < g.rep.Name {
-				g.rep = p
-			}
-			g.members = append(g.members, p.Name)
+		if pg.First.Name < g.rep.Name {
+			g.rep = pg.First
 		}
+		g.members = append(g.members, pg.Names)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].rep.Name < out[j].rep.Name })
 	return out

@@ -47,17 +47,33 @@ func TestCacheSourceAgrees(t *testing.T) {
 		"nothing near":               svc(map[string]string{"tier": "x"}, sport("http", 80, intstr.FromString("http"))),
 		"IPv6 over IPv4":             v6,
 	}
+	// Twice: the groups read from the store, and from the memo the
+	// informer's notifications keep.
+	for _, memo := range []bool{false, true} {
+		t.Run(fmt.Sprint("memo=", memo), func(t *testing.T) { cacheSourceAgrees(t, many, services, memo) })
+	}
+}
+
+func cacheSourceAgrees(t *testing.T, many []*corev1.Pod, services map[string]*corev1.Service, memo bool) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cluster.PodIndexers())
+	c := &cluster.Cache{Pods: store}
+	var track cache.ResourceEventHandler
+	if memo {
+		track = c.TrackPodGroups()
+	}
 	var inNS []*corev1.Pod
 	for _, p := range many {
 		if err := store.Add(p); err != nil {
 			t.Fatal(err)
 		}
+		if track != nil {
+			track.OnAdd(p, false)
+		}
 		if p.Namespace == "ns" {
 			inNS = append(inNS, p)
 		}
 	}
-	src := CacheSource{Cache: &cluster.Cache{Pods: store}}
+	src := CacheSource{Cache: c}
 	sawNames := false
 	for name, s := range services {
 		t.Run(name, func(t *testing.T) {
@@ -68,6 +84,9 @@ func TestCacheSourceAgrees(t *testing.T) {
 			got, err := ServiceFindings(s, src.Facts(s), reconcile.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if again, _ := ServiceFindings(s, src.Facts(s), reconcile.DefaultOptions()); !reflect.DeepEqual(again, got) {
+				t.Fatalf("asked again: %+v, first %+v", again, got)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("from the index:\n%+v\none by one:\n%+v", got, want)
