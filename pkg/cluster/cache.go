@@ -57,6 +57,8 @@ type Cache struct {
 	// Denied names the optional rights found missing at start-up ("watch
 	// nodes"), for the loop to say what it runs without.
 	Denied map[string]string
+	// podGroups memoizes PodGroups (TrackPodGroups).
+	podGroups *podGroupMemo
 	// ReadOnly: the cache's user only reads (the admission webhook), so
 	// Informers does not ask for the rights to write EndpointSlices.
 	ReadOnly bool
@@ -135,6 +137,12 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 		"endpointslices": factory.Discovery().V1().EndpointSlices().Informer(),
 	}
 	if err := out["endpointslices"].AddIndexers(cache.Indexers{sliceServiceIndex: sliceService}); err != nil {
+		return nil, err
+	}
+	if err := out["pods"].AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
+		return nil, err
+	}
+	if _, err := out["pods"].AddEventHandler(c.TrackPodGroups()); err != nil {
 		return nil, err
 	}
 	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()

@@ -3,6 +3,7 @@
 // selector, server side, paginated), Nodes and EndpointSlices (Reader); an
 // in-memory cache of a namespace or the cluster, filled once by listing or
 // kept current by shared informers, with selector matching in memory (Cache,
-// with Transform keeping only the fields the planner reads); and local
-// manifests (local.go). It writes nothing.
+// with Transform keeping only the fields the planner reads, and a Pod index
+// by namespace, shape and labels for the admission webhook, podgroups.go);
+// and local manifests (local.go). It writes nothing.
 package cluster

@@ -41,11 +41,13 @@ func BenchmarkServiceFindings(b *testing.B) {
 // the handler over a cluster.Cache of 5,000 Pods: decode, select from the
 // cache, judge, encode.
 func BenchmarkHandler(b *testing.B) {
-	c := &cluster.Cache{Pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
+	c := &cluster.Cache{Pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cluster.PodIndexers()),
 		Slices: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
+	track := c.TrackPodGroups() // as the informer's notifications do
 	for i := range 5000 {
 		p := pod(fmt.Sprintf("bench-%d", i), map[string]string{"app": "bench", "shard": fmt.Sprint(i % 10)}, fmt.Sprintf("10.2.%d.%d", i/250, i%250+1), "bench-rs", httpPort)
 		_ = c.Pods.Add(p)
+		track.OnAdd(p, true)
 	}
 	h := &Handler{Plan: reconcile.DefaultOptions()}
 	h.SetSource(CacheSource{Cache: c})

@@ -8,11 +8,16 @@
 //
 //   - ServiceFindings judges a Service with the planner (reconcile.Compute)
 //     and the explain engine (explain.Build: near misses, ports a Pod lacks)
-//     over the Pods the cache's selector matching returns: no API request
-//     per admission. Pods that share what decides the findings (controller,
+//     over the Pods the Service selects in the cache: no API request per
+//     admission. Pods that share what decides the findings (controller,
 //     phase, address families, declared ports) are planned through one
-//     representative each (shapes.go), so a Service over 5,000 replicas is
-//     judged within milliseconds. Decide turns findings into at most a few short
+//     representative each (shapes.go). CacheSource reads them from the
+//     cache's Pod group index (cluster.PodGroupIndex: namespace, shape and
+//     label set), matching the selector once per group, with each group's
+//     first Pod and names remembered until the informer reports a change
+//     to it: an admission over 5,000 replicas costs about what one over 5
+//     does (tens of microseconds), and the findings stay those of the Pods
+//     one by one (source_test.go). Decide turns findings into at most a few short
 //     warnings, or a denial for the kinds --deny-on names. The Services
 //     webhook never denies by default and is registered failurePolicy
 //     Ignore: a down webhook must not stop deployments.

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,10 @@ type Facts struct {
 	// NamespacePods are all Pods of the namespace, read only when Pods is
 	// empty, for near misses.
 	NamespacePods []*corev1.Pod
+	// groups and nsGroups stand for Pods and NamespacePods when CacheSource
+	// has grouped them already, from its index; nsGroups holds one group
+	// per label set and shape.
+	groups, nsGroups []*group
 	// HasEndpoints: an Endpoints object or an EndpointSlice exists for it
 	// (consulted only for Services without selector).
 	HasEndpoints bool
@@ -79,7 +84,14 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	}
 	// Live slices are left out: the warnings are about the Service and its
 	// Pods, not about drift, and diffing them would only cost time.
-	groups := shapes(f.Pods)
+	groups := f.groups
+	if groups == nil {
+		groups = shapes(f.Pods)
+	}
+	selected := 0
+	for _, g := range groups {
+		selected += g.members.len()
+	}
 	reps := make([]*corev1.Pod, len(groups))
 	for i, g := range groups {
 		reps[i] = g.rep
@@ -90,27 +102,37 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 		return nil, err
 	}
 	var nsPods []*corev1.Pod
+	size := map[string]int{} // Pods a near miss stands for
 	if len(plan.Pods) == 0 {
 		nsPods = f.NamespacePods
+		if f.nsGroups != nil {
+			nsPods = make([]*corev1.Pod, 0, len(f.nsGroups))
+			for _, g := range f.nsGroups {
+				nsPods = append(nsPods, g.rep)
+				size[g.rep.Name] = g.members.len()
+			}
+		}
 	}
 	r := explain.Build(in, plan, explain.Options{ManagedBy: o.ManagedBy, MaxEndpointsPerSlice: o.MaxEndpointsPerSlice, NamespacePods: nsPods})
 	if r.Selector.Matched == 0 {
-		return []Finding{noPods(svc, r.Selector.NearMisses)}, nil
+		return []Finding{noPods(svc, r.Selector.NearMisses, size)}, nil
 	}
-	members := map[string][]string{}
+	members := map[string]names{}
 	for _, g := range groups {
 		members[g.rep.Name] = g.members
 	}
 	var out []Finding
 	out = append(out, portsNotFound(svc, r, members)...)
 	out = append(out, mixedOwners(svc, reps)...)
-	if fd, ok := addressFamily(r, members, len(f.Pods)); ok {
+	if fd, ok := addressFamily(r, members, selected); ok {
 		out = append(out, fd)
 	}
 	return out, nil
 }
 
-func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
+// noPods names the nearest miss; size counts the Pods a near miss stands
+// for when it represents a group (absent: itself alone).
+func noPods(svc *corev1.Service, misses []explain.NearMiss, size map[string]int) Finding {
 	msg := fmt.Sprintf("service %s: selector %s matches no Pods in namespace %s", svc.Name,
 		labels.SelectorFromSet(svc.Spec.Selector).String(), svc.Namespace)
 	if len(misses) > 0 {
@@ -120,7 +142,7 @@ func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
 			have = "no " + nm.Label + " label"
 		}
 		msg += fmt.Sprintf("; nearest miss: pod %s has %s (the selector wants %s=%s)", nm.Pod, have, nm.Label, nm.Want)
-		if len(misses) > 1 {
+		if len(misses) > 1 || size[nm.Pod] > 1 {
 			msg += ", among others"
 		}
 	}
@@ -129,14 +151,14 @@ func noPods(svc *corev1.Service, misses []explain.NearMiss) Finding {
 
 // portsNotFound reports, per Service port, the selected Pods explain says
 // lack its target port.
-func portsNotFound(svc *corev1.Service, r explain.Report, members map[string][]string) []Finding {
-	missing := map[string][]string{}
+func portsNotFound(svc *corev1.Service, r explain.Report, members map[string]names) []Finding {
+	missing := map[string]names{}
 	matched := 0
 	for _, p := range r.Pods {
 		if !p.Included {
 			continue
 		}
-		matched += len(members[p.Name])
+		matched += members[p.Name].len()
 		for _, port := range p.MissingPorts {
 			missing[port] = append(missing[port], members[p.Name]...)
 		}
@@ -148,11 +170,11 @@ func portsNotFound(svc *corev1.Service, r explain.Report, members map[string][]s
 			label = fmt.Sprint(sp.Port)
 		}
 		pods := missing[label]
-		if len(pods) == 0 {
+		if pods.len() == 0 {
 			continue
 		}
 		out = append(out, Finding{PortNotFound, fmt.Sprintf("service %s: targetPort %s of port %s is not declared by %d of %d Pods (%s): they receive no traffic on it",
-			svc.Name, quoteTarget(sp.TargetPort), label, len(pods), matched, nameList(pods))})
+			svc.Name, quoteTarget(sp.TargetPort), label, pods.len(), matched, nameList(pods...))})
 	}
 	return out
 }
@@ -166,8 +188,8 @@ func quoteTarget(t intstr.IntOrString) string {
 
 // addressFamily reports selected Pods the planner left out because they
 // have no address of a family the Service serves.
-func addressFamily(r explain.Report, members map[string][]string, selected int) (Finding, bool) {
-	var pods []string
+func addressFamily(r explain.Report, members map[string]names, selected int) (Finding, bool) {
+	var pods names
 	msg := ""
 	for _, p := range r.Pods {
 		if p.Reason == reconcile.AddressFamilyMismatch {
@@ -175,19 +197,35 @@ func addressFamily(r explain.Report, members map[string][]string, selected int) 
 			msg = p.Message
 		}
 	}
-	if len(pods) == 0 {
+	if pods.len() == 0 {
 		return Finding{}, false
 	}
 	return Finding{AddressFamily, fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint (%s): %s",
-		r.Service.Name, len(pods), selected, nameList(pods), msg)}, true
+		r.Service.Name, pods.len(), selected, nameList(pods...), msg)}, true
 }
 
-// nameList names up to maxNames items, sorted, and counts the rest.
-func nameList(names []string) string {
-	s := append([]string(nil), names...)
-	sort.Strings(s)
-	if len(s) <= maxNames {
-		return strings.Join(s, ", ")
+// nameList names the first maxNames names by name, of all parts, and
+// counts the rest. They are picked in one pass rather than by sorting: a
+// finding may be about 5,000 Pods, and sorting them all was most of an
+// admission.
+func nameList(parts ...[]string) string {
+	var first []string
+	n := 0
+	for _, part := range parts {
+		n += len(part)
+		for _, name := range part {
+			i := sort.SearchStrings(first, name)
+			if i >= maxNames {
+				continue
+			}
+			first = slices.Insert(first, i, name)
+			if len(first) > maxNames {
+				first = first[:maxNames]
+			}
+		}
 	}
-	return strings.Join(s[:maxNames], ", ") + fmt.Sprintf(" and %d more", len(s)-maxNames)
+	if n <= maxNames {
+		return strings.Join(first, ", ")
+	}
+	return strings.Join(first, ", ") + fmt.Sprintf(" and %d more", n-maxNames)
 }
