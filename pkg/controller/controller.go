@@ -123,7 +123,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	// Informers stop with ctx; workers finish their item first.
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	defer shutdownInformers(factory, informerStopGrace)
 	for name, inf := range infs {
 		if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
 			return nil // interrupted before the caches filled: nothing written
@@ -171,6 +171,26 @@ func (c *Controller) Run(ctx context.Context) error {
 	wg.Wait()
 	c.report.Summary(c.queue.Len())
 	return nil
+}
+
+// informerStopGrace bounds the wait for the informers to stop.
+const informerStopGrace = time.Second
+
+// shutdownInformers waits at most grace for the informers' goroutines.
+// client-go's watch-list retry (Reflector.watchList) sleeps out its backoff,
+// up to 30 s after an API server outage, without looking at the stop
+// channel; the workers are done by now and nothing is written after this,
+// so a process that is stopping need not wait for that sleep.
+func shutdownInformers(f informers.SharedInformerFactory, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		f.Shutdown()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
+	}
 }
 
 func scopeText(ns string) string {
