@@ -42,17 +42,23 @@ func startWatch(t testing.TB, cp *controlplane.ControlPlane, kubeconfig string, 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			w.mu.Lock()
 			w.lines = append(w.lines, sc.Text())
 			w.mu.Unlock()
 		}
+		_, _ = io.Copy(io.Discard, pr) // a line too long for the scanner must not block the process
 	}()
 	go func() {
 		w.err = cmd.Wait()
 		pw.Close()
+		// done means every line is in w.lines: Wait returns once the pipe
+		// is copied, which may be before the scanner stores the last line.
+		<-scanned
 		close(w.done)
 	}()
 	t.Cleanup(func() {
