@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -357,4 +358,29 @@ func (c *Cache) nodesFor(pods []*corev1.Pod, all bool) reconcile.Nodes {
 		}
 	}
 	return nodes
+}
+
+// InformerStopGrace bounds the wait for the informers to stop
+// (ShutdownInformers).
+const InformerStopGrace = time.Second
+
+// ShutdownInformers waits at most grace for the factory's informers to stop.
+// client-go's watch-list retry (Reflector.watchList) sleeps out its backoff,
+// up to a minute after an API server outage (30 s cap, jitter 1.0),
+// without looking at the stop channel. The informers only fill the cache
+// and queue keys, so a process that is stopping need not wait for that
+// sleep: the sync loop (workers done, nothing written after) and the
+// admission webhook (server shut down) both call this on their way out.
+func ShutdownInformers(f informers.SharedInformerFactory, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		f.Shutdown()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }

@@ -106,7 +106,8 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 		return describe(ns, "", err)
 	}
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	// Not factory.Shutdown: a watch-list retry may sleep out its backoff.
+	defer cluster.ShutdownInformers(factory, cluster.InformerStopGrace)
 	go func() {
 		for name, inf := range infs {
 			if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {

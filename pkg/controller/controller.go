@@ -173,25 +173,11 @@ func (c *Controller) Run(ctx context.Context) error {
 	return nil
 }
 
-// informerStopGrace bounds the wait for the informers to stop.
-const informerStopGrace = time.Second
+// informerStopGrace bounds the wait for the informers to stop
+// (cluster.ShutdownInformers).
+const informerStopGrace = cluster.InformerStopGrace
 
-// shutdownInformers waits at most grace for the informers' goroutines.
-// client-go's watch-list retry (Reflector.watchList) sleeps out its backoff,
-// up to 30 s after an API server outage, without looking at the stop
-// channel; the workers are done by now and nothing is written after this,
-// so a process that is stopping need not wait for that sleep.
-func shutdownInformers(f informers.SharedInformerFactory, grace time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		f.Shutdown()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(grace):
-	}
-}
+var shutdownInformers = cluster.ShutdownInformers
 
 func scopeText(ns string) string {
 	if ns == "" {

@@ -1,0 +1,72 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// A model of the informer: the store changes first, the handler hears of
+// it later, in order; reads come at any time. Once every notification is
+// delivered, the memo answers as the store does.
+func TestPodGroupMemoModel(t *testing.T) {
+	for seed := int64(0); seed < 300; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, PodIndexers())
+		c := &Cache{Pods: store}
+		h := c.TrackPodGroups()
+		var pending []func()
+		mk := func(name string) *corev1.Pod {
+			p := groupPod("a", name, map[string]string{"app": []string{"web", "db"}[r.Intn(2)]}, int32(80+r.Intn(2)))
+			return p
+		}
+		for step := 0; step < 200; step++ {
+			name := fmt.Sprintf("p%d", r.Intn(4))
+			old, exists, _ := store.GetByKey("a/" + name)
+			switch op := r.Intn(6); {
+			case op == 0 && exists:
+				_ = store.Delete(old)
+				o := old
+				pending = append(pending, func() { h.OnDelete(o) })
+			case op <= 2:
+				p := mk(name)
+				if exists {
+					_ = store.Update(p)
+					o := old
+					pending = append(pending, func() { h.OnUpdate(o, p) })
+				} else {
+					_ = store.Add(p)
+					pending = append(pending, func() { h.OnAdd(p, false) })
+				}
+			case op == 3 && len(pending) > 0:
+				n := 1 + r.Intn(len(pending))
+				for _, f := range pending[:n] {
+					f()
+				}
+				pending = pending[n:]
+			default:
+				_, _ = c.PodGroups("a", nil)
+				_, _ = c.PodGroups("a", map[string]string{"app": "web"})
+			}
+			if len(pending) == 0 || r.Intn(4) == 0 {
+				for _, f := range pending {
+					f()
+				}
+				pending = nil
+				for _, sel := range []map[string]string{nil, {"app": "web"}} {
+					got, err := c.PodGroups("a", sel)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := groupsString(t, store, "a", sel)
+					if s := groupsString(t, memoStore(got), "a", nil); s != want {
+						t.Fatalf("seed %d step %d sel %v: memo %q, store %q", seed, step, sel, s, want)
+					}
+				}
+			}
+		}
+	}
+}
