@@ -60,6 +60,10 @@ type Cache struct {
 	Denied map[string]string
 	// podGroups memoizes PodGroups (TrackPodGroups).
 	podGroups *podGroupMemo
+	// GroupPods: the admission webhook reads PodGroups from this cache, so
+	// Informers indexes and memoizes Pods by group. Off otherwise: every Pod
+	// event would pay for a group key nobody reads.
+	GroupPods bool
 	// ReadOnly: the cache's user only reads (the admission webhook), so
 	// Informers does not ask for the rights to write EndpointSlices.
 	ReadOnly bool
@@ -140,11 +144,13 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 	if err := out["endpointslices"].AddIndexers(cache.Indexers{sliceServiceIndex: sliceService}); err != nil {
 		return nil, err
 	}
-	if err := out["pods"].AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
-		return nil, err
-	}
-	if _, err := out["pods"].AddEventHandler(c.TrackPodGroups()); err != nil {
-		return nil, err
+	if c.GroupPods {
+		if err := out["pods"].AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
+			return nil, err
+		}
+		if _, err := out["pods"].AddEventHandler(c.TrackPodGroups()); err != nil {
+			return nil, err
+		}
 	}
 	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
 	c.Denied = map[string]string{}

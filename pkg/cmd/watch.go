@@ -151,6 +151,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		}
 		defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise
 		opts.Synced = func(c *cluster.Cache) { srv.synced(c, opts.Namespace) }
+		opts.GroupPods = true
 	}
 	// Events on Services for failed syncs, as upstream records them. The
 	// recorder drops an Event the API refuses, so without the right say once

@@ -99,6 +99,7 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	ns := metav1.NamespaceAll
 	c := cluster.NewCache(client, ns)
 	c.ReadOnly = true
+	c.GroupPods = true
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
 		informers.WithNamespace(ns), informers.WithTransform(cluster.Transform))
 	infs, err := c.Informers(ctx, factory)

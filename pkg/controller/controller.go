@@ -56,6 +56,8 @@ type Options struct {
 	// Synced, when set, is handed the cache once it has filled: the
 	// admission webhook served by the same process answers from it.
 	Synced func(*cluster.Cache)
+	// GroupPods: that webhook reads Pod groups (cluster.Cache.GroupPods).
+	GroupPods bool
 }
 
 // Controller keeps the selected Services' slices current.
@@ -90,10 +92,12 @@ func New(client kubernetes.Interface, opts Options) *Controller {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
 	)
+	c := cluster.NewCache(client, opts.Namespace)
+	c.GroupPods = opts.GroupPods
 	return &Controller{
 		client:   client,
 		opts:     opts,
-		cache:    cluster.NewCache(client, opts.Namespace),
+		cache:    c,
 		reader:   cluster.Reader{Client: client},
 		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "services"}),
 		slices:   newSliceTracker(),
