@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,9 +73,17 @@ func TestWebhook(t *testing.T) {
 	other := copySlice(t, cp, ours[0], "web-by-hand", "someone-else", nil)
 
 	t.Run("guard", func(t *testing.T) {
+		// kubectl edit with an editor that adds a label.
+		editor := filepath.Join(t.TempDir(), "editor.sh")
+		if err := os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/^  labels:$/  labels:\\n    touched: \"yes\"/' \"$1\"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("KUBE_EDITOR", editor)
+		t.Setenv("TMPDIR", t.TempDir()) // where kubectl edit keeps the refused edit
 		for _, args := range [][]string{
 			{"label", "endpointslice", name, "-n", ns, "touched=yes"},
 			{"patch", "endpointslice", name, "-n", ns, "--type=merge", "-p", `{"endpoints":[]}`},
+			{"edit", "endpointslice", name, "-n", ns},
 			{"label", "endpointslice", name, "-n", ns, "--overwrite", "endpointslice.kubernetes.io/managed-by=someone-else"},
 		} {
 			r := kubectl(t, cp, args...)
