@@ -13,7 +13,8 @@ import (
 // `sync --watch -A --leader-elect --health-addr` (as the in-cluster
 // Deployment runs it) both converged, then left idle: no Pod changes for
 // BENCH_IDLE_SECONDS (default 60). Reports each process's CPU over the idle
-// window and resident memory at its end. Run with -benchtime 1x (make
+// window and resident memory at its end; BENCH_IDLE_HEAP_PROFILE=FILE also
+// writes the live heap at exit. Run with -benchtime 1x (make
 // bench-watch-idle).
 func BenchmarkIdleWatch(b *testing.B) {
 	idle := 60 * time.Second
@@ -23,8 +24,13 @@ func BenchmarkIdleWatch(b *testing.B) {
 	cp, _, view, start := hugeCluster(b)
 	ns := "huge"
 	addr := freeAddr(b)
-	w := startWatch(b, cp, cp.Kubeconfig, "sync", "--all", "-A", "--watch", "--summary-interval=0",
-		"--leader-elect", "--leader-elect-resource-namespace", ns, "--health-addr", addr)
+	args := []string{"sync", "--all", "-A", "--watch", "--summary-interval=0",
+		"--leader-elect", "--leader-elect-resource-namespace", ns, "--health-addr", addr}
+	if out := os.Getenv("BENCH_IDLE_HEAP_PROFILE"); out != "" {
+		// the live heap once stopped: what the idle process keeps
+		args = append(args, "--profile=heap", "--profile-output="+out)
+	}
+	w := startWatch(b, cp, cp.Kubeconfig, args...)
 	r := replica{w, addr}
 	waitConverged(b, view)
 	b.Logf("both converged %v after seeding began", time.Since(start).Round(time.Second))
@@ -49,6 +55,10 @@ func BenchmarkIdleWatch(b *testing.B) {
 	b.Logf("ours /metrics: process_resident_memory_bytes %.0f MiB, is_leader %v, endpoints_desired %v, syncs %v",
 		value(m, "process_resident_memory_bytes", nil)/(1<<20), value(m, "kubectl_slices_is_leader", nil),
 		value(m, "kubectl_slices_endpoints_desired", nil), value(m, "kubectl_slices_syncs", nil))
+	mib := func(name string) float64 { return value(m, name, nil) / (1 << 20) }
+	b.Logf("ours Go memory: heap in use %.0f MiB, next GC at %.0f MiB, heap idle %.0f MiB of which %.0f MiB released to the OS, %.0f MiB obtained from the OS in all",
+		mib("go_memstats_heap_inuse_bytes"), mib("go_memstats_next_gc_bytes"), mib("go_memstats_heap_idle_bytes"),
+		mib("go_memstats_heap_released_bytes"), mib("go_memstats_sys_bytes"))
 	if code, _ := r.get("/readyz"); code != http.StatusOK {
 		b.Errorf("/readyz: %d", code)
 	}
