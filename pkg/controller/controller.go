@@ -127,7 +127,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	// Informers stop with ctx; workers finish their item first.
 	factory.Start(ctx.Done())
-	defer shutdownInformers(factory, informerStopGrace)
+	defer cluster.ShutdownInformers(factory, cluster.InformerStopGrace)
 	for name, inf := range infs {
 		if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
 			return nil // interrupted before the caches filled: nothing written
@@ -176,12 +176,6 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.report.Summary(c.queue.Len())
 	return nil
 }
-
-// informerStopGrace bounds the wait for the informers to stop
-// (cluster.ShutdownInformers).
-const informerStopGrace = cluster.InformerStopGrace
-
-var shutdownInformers = cluster.ShutdownInformers
 
 func scopeText(ns string) string {
 	if ns == "" {

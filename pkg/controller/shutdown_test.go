@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
@@ -45,38 +44,5 @@ func TestNoNewSyncAfterSignal(t *testing.T) {
 		if a.GetVerb() != "get" && a.GetVerb() != "list" {
 			t.Errorf("after the signal a queued Service was synced: %s %s", a.GetVerb(), a.GetResource().Resource)
 		}
-	}
-}
-
-// blockedFactory's Shutdown never returns, as client-go's does while a
-// watch-list retry sleeps out its backoff.
-type blockedFactory struct {
-	informers.SharedInformerFactory
-	called, release chan struct{}
-}
-
-func (f blockedFactory) Shutdown() {
-	close(f.called)
-	<-f.release
-}
-
-// Stopping does not wait on informers that do not stop.
-func TestShutdownInformersIsBounded(t *testing.T) {
-	f := blockedFactory{called: make(chan struct{}), release: make(chan struct{})}
-	defer close(f.release)
-	done := make(chan struct{})
-	go func() {
-		shutdownInformers(f, 10*time.Millisecond)
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("shutdownInformers waited on a Shutdown that never returns")
-	}
-	select {
-	case <-f.called:
-	default:
-		t.Fatal("Shutdown was not called")
 	}
 }
