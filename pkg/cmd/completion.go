@@ -121,6 +121,9 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // completionClient is Clientset with every request bounded by completionTimeout.
 func (o *RootOptions) completionClient() (kubernetes.Interface, error) {
+	if o.NewClient != nil {
+		return o.NewClient()
+	}
 	c, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, err

@@ -23,11 +23,20 @@ type RootOptions struct {
 	QPS           float32
 	Burst         int
 	Verbosity     int
+	// NewClient, when set, replaces the kubeconfig's client: unit tests run
+	// every command through cobra against a fake clientset, as kubectl's
+	// test factory does.
+	NewClient func() (kubernetes.Interface, error)
 }
 
 // NewRootCommand builds `kubectl slices`.
 func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &RootOptions{IOStreams: streams, ConfigFlags: genericclioptions.NewConfigFlags(true)}
+	return newRootCommand(&RootOptions{IOStreams: streams, ConfigFlags: genericclioptions.NewConfigFlags(true)})
+}
+
+// newRootCommand builds the command tree around o; tests set o.NewClient.
+func newRootCommand(o *RootOptions) *cobra.Command {
+	streams := o.IOStreams
 	cmd := &cobra.Command{
 		Use:   "kubectl-slices",
 		Short: "Explain and repair a Service's EndpointSlices",
@@ -101,6 +110,9 @@ func (o *RootOptions) Clientset() (kubernetes.Interface, error) {
 
 // clientsetWrapped is Clientset with wrap (if not nil) around its transport.
 func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.Interface, error) {
+	if o.NewClient != nil {
+		return o.NewClient()
+	}
 	c, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return nil, usageError("cannot load kubeconfig: %v", err)
