@@ -27,12 +27,21 @@ const (
 
 // Options tune Apply.
 type Options struct {
-	ManagedBy    string
+	ManagedBy string
+	// FieldManager is recorded on every write (FieldManager by default).
 	FieldManager string
 	DryRun       DryRun
 	// Workers bounds the writes in flight within one phase.
 	Workers int
 }
+
+// FieldManager is the field manager of kubectl-slices' own writes, the
+// trace by which a slice under a shared managed-by value is known as ours.
+const FieldManager = "kubectl-slices"
+
+// DefaultWorkers is the writes in flight of commands that offer no flag
+// for it (release, prune); sync's --write-concurrency sets its own.
+const DefaultWorkers = 16
 
 // ErrConflict means a slice changed or vanished since it was read: re-read
 // and re-plan.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -128,31 +127,36 @@ func (c *Cache) AddService(svc *corev1.Service) {
 }
 
 // Informers registers shared informers for everything the cache holds on
-// factory (built with Transform and the cache's namespace) and takes their
-// stores. Nodes are watched only when RBAC allows listing and watching them,
-// asked with one SelfSubjectAccessReview each; otherwise NodesUnreadable.
-func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerFactory) (map[string]cache.SharedIndexInformer, error) {
+// the one informer factory of the process (scoped to the cache's namespace,
+// objects slimmed by Transform) and takes their stores. Nodes and Endpoints
+// are watched only when RBAC allows listing and watching them, asked with
+// one SelfSubjectAccessReview each; otherwise NodesUnreadable or
+// EndpointsUnreadable. The caller starts them (Informers.Start).
+func (c *Cache) Informers(ctx context.Context) (*Informers, error) {
 	// Informers retry a forbidden list forever; say what is missing instead.
 	if err := c.mayWatch(ctx); err != nil {
 		return nil, err
 	}
-	out := map[string]cache.SharedIndexInformer{
-		"services":       factory.Core().V1().Services().Informer(),
-		"pods":           factory.Core().V1().Pods().Informer(),
-		"endpointslices": factory.Discovery().V1().EndpointSlices().Informer(),
+	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
+		informers.WithNamespace(c.namespace), informers.WithTransform(Transform))
+	out := &Informers{
+		Services: factory.Core().V1().Services().Informer(),
+		Pods:     factory.Core().V1().Pods().Informer(),
+		Slices:   factory.Discovery().V1().EndpointSlices().Informer(),
+		factory:  factory,
 	}
-	if err := out["endpointslices"].AddIndexers(cache.Indexers{sliceServiceIndex: sliceService}); err != nil {
+	if err := out.Slices.AddIndexers(cache.Indexers{sliceServiceIndex: sliceService}); err != nil {
 		return nil, err
 	}
 	if c.GroupPods {
-		if err := out["pods"].AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
+		if err := out.Pods.AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
 			return nil, err
 		}
-		if _, err := out["pods"].AddEventHandler(c.TrackPodGroups()); err != nil {
+		if _, err := out.Pods.AddEventHandler(c.TrackPodGroups()); err != nil {
 			return nil, err
 		}
 	}
-	c.Services, c.Pods, c.Slices = out["services"].GetIndexer(), out["pods"].GetIndexer(), out["endpointslices"].GetIndexer()
+	c.Services, c.Pods, c.Slices = out.Services.GetIndexer(), out.Pods.GetIndexer(), out.Slices.GetIndexer()
 	c.Denied = map[string]string{}
 	// The cache's lookup (EndpointsOf) serves the mirroring planner; it
 	// GETs an object Transform emptied (one a controller wrote) whole.
@@ -164,8 +168,8 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 		// Every Endpoints object of the scope, as upstream's mirroring
 		// controller holds: the list cannot be narrowed to those of
 		// selectorless Services (see EndpointsOf).
-		out["endpoints"] = factory.Core().V1().Endpoints().Informer()
-		c.Endpoints = out["endpoints"].GetIndexer()
+		out.Endpoints = factory.Core().V1().Endpoints().Informer()
+		c.Endpoints = out.Endpoints.GetIndexer()
 	} else {
 		c.EndpointsUnreadable = true
 	}
@@ -176,8 +180,8 @@ func (c *Cache) Informers(ctx context.Context, factory informers.SharedInformerF
 		return nil, err
 	}
 	if ok {
-		out["nodes"] = factory.Core().V1().Nodes().Informer()
-		c.Nodes = out["nodes"].GetIndexer()
+		out.Nodes = factory.Core().V1().Nodes().Informer()
+		c.Nodes = out.Nodes.GetIndexer()
 	} else {
 		c.NodesUnreadable = true
 		c.Nodes = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
@@ -256,6 +260,21 @@ func Allowed(ctx context.Context, client kubernetes.Interface, verb, group, reso
 		return false, fmt.Errorf("ask whether the caller may %s %s: %w", verb, resource, err)
 	}
 	return r.Status.Allowed, nil
+}
+
+// DeniedVerb returns the first of verbs the caller may not do on a
+// resource in namespace ("" for all), or "" when all are allowed.
+func DeniedVerb(ctx context.Context, client kubernetes.Interface, group, resource, namespace, name string, verbs ...string) (string, error) {
+	for _, verb := range verbs {
+		ok, err := Allowed(ctx, client, verb, group, resource, namespace, name)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return verb, nil
+		}
+	}
+	return "", nil
 }
 
 // Service returns a cached Service, or a NotFound API error.
@@ -364,29 +383,4 @@ func (c *Cache) nodesFor(pods []*corev1.Pod, all bool) reconcile.Nodes {
 		}
 	}
 	return nodes
-}
-
-// InformerStopGrace bounds the wait for the informers to stop
-// (ShutdownInformers).
-const InformerStopGrace = time.Second
-
-// ShutdownInformers waits at most grace for the factory's informers to stop.
-// client-go's watch-list retry (Reflector.watchList) sleeps out its backoff,
-// up to a minute after an API server outage (30 s cap, jitter 1.0),
-// without looking at the stop channel. The informers only fill the cache
-// and queue keys, so a process that is stopping need not wait for that
-// sleep: the sync loop (workers done, nothing written after) and the
-// admission webhook (server shut down) both call this on their way out.
-func ShutdownInformers(f informers.SharedInformerFactory, grace time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		f.Shutdown()
-		close(done)
-	}()
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
 }

@@ -1,19 +1,9 @@
 package cmd
 
 import (
-	"context"
-	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
-
-	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 )
 
 // The in-cluster flags are valid only with --watch (and the lease's only
@@ -51,36 +41,5 @@ func TestLeaderFlagsAccepted(t *testing.T) {
 	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices", HealthAddr: ":8080"}
 	if err := validateLeader(func(n string) bool { return on[n] }, l, true); err != nil {
 		t.Errorf("kube-controller-manager's defaults refused: %v", err)
-	}
-	if id1, id2 := identity(), identity(); id1 == id2 || !strings.Contains(id1, "_") {
-		t.Errorf("identities %q and %q: want hostname_random, distinct", id1, id2)
-	}
-}
-
-// Without any one right the elector needs on the Lease, the loop names it
-// and exits 4, rather than retry silently forever as client-go's elector
-// does; with all of them it starts.
-func TestElectionNeedsLeaseRights(t *testing.T) {
-	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices"}
-	for _, missing := range []string{"get", "create", "update", ""} {
-		client := fake.NewClientset()
-		client.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
-			r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
-			ra := r.Spec.ResourceAttributes
-			r.Status.Allowed = !(ra.Resource == "leases" && ra.Group == "coordination.k8s.io" && ra.Namespace == "ops" && ra.Verb == missing)
-			return true, r, nil
-		})
-		_, err := newElection(context.Background(), client, l, "ops", nil, nil, controller.NewReporter(io.Discard, io.Discard, false))
-		if missing == "" {
-			if err != nil {
-				t.Errorf("every right granted: %v", err)
-			}
-			continue
-		}
-		var ee *ExitError
-		want := "forbidden: cannot " + missing + " leases.coordination.k8s.io in namespace ops"
-		if !errors.As(err, &ee) || ee.Code != ExitAPI || !strings.Contains(err.Error(), want) {
-			t.Errorf("without %s: got %v, want exit 4 and %q", missing, err, want)
-		}
 	}
 }

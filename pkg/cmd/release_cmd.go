@@ -119,7 +119,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return err
 	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
-		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: "kubectl-slices", DryRun: o.DryRun, Workers: 16}}
+		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers}}
 	outs := make([]lifecycle.ReleaseOutcome, len(targets))
 	var g errgroup.Group
 	g.SetLimit(serviceWorkers)

@@ -89,7 +89,7 @@ back.
 	addWebhookFlags(cmd, &o.Webhook)
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
-	cmd.Flags().StringVar(&o.FieldManager, "field-manager", "kubectl-slices", "Field manager recorded on written slices")
+	cmd.Flags().StringVar(&o.FieldManager, "field-manager", apply.FieldManager, "Field manager recorded on written slices")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
 	cmd.Flags().BoolVar(&o.WithEndpoints, "with-endpoints", false, "Also write each Service's v1 Endpoints object as kube-controller-manager's Endpoints controller would (only when absent or written by kubectl-slices)")
 	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")

@@ -9,20 +9,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 )
 
 // WatchFlags are sync's --watch flags.
@@ -128,110 +122,41 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 }
 
 // runController runs the loop with the in-cluster parts the flags ask for:
-// the health endpoint, leader election, events on Services.
+// the health endpoint, leader election, the webhook from the same cache.
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
-	var ctrl *controller.Controller
-	opts.Metrics = controller.NewMetrics(func() int { return ctrl.QueueLen() })
-	// The webhook's port is bound first: taken, it is a usage error before
-	// any request.
-	var srv *webhookServer
+	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: requestsMade}
 	if o.Webhook.Addr != "" {
-		// One process serves the loop and the admission webhook, which
-		// answers from the loop's cache once it has filled.
-		managers := []string{"kubectl-slices"}
-		if o.FieldManager != "kubectl-slices" {
+		// The loop's own writes pass the guard by their field manager.
+		managers := []string{apply.FieldManager}
+		if o.FieldManager != apply.FieldManager {
 			managers = append(managers, o.FieldManager)
 		}
-		var err error
-		if srv, err = o.Webhook.server(o.RootOptions, o.Plan, managers); err != nil {
-			return err
-		}
-		if err := srv.listen(); err != nil {
-			return err
-		}
-		defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise
-		opts.Synced = func(c *cluster.Cache) { srv.synced(c, opts.Namespace) }
-		opts.GroupPods = true
+		cfg.Webhook = o.Webhook.config(o.Plan, managers)
 	}
-	// Events on Services for failed syncs, as upstream records them. The
-	// recorder drops an Event the API refuses, so without the right say once
-	// that there will be none.
-	denied, err := deniedVerb(ctx, client, "", "events", opts.Namespace, "", "create", "patch")
-	if err != nil {
-		return err
-	}
-	if denied != "" {
-		opts.Report.Notice("", "Events are not writable with these credentials (cannot "+denied+" events): failed syncs are logged but not recorded on the Service")
-	} else {
-		events := record.NewBroadcaster(record.WithContext(ctx))
-		defer events.Shutdown()
-		events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-		opts.Events = events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubectl-slices"})
-	}
-	var watchdog *leaderelection.HealthzAdaptor
-	var e *election
 	if o.Leader.Elect {
-		// kube-controller-manager's: the lease may lapse 20 s before
-		// /healthz fails.
-		watchdog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
-		leaseNS := o.Leader.Namespace
-		if leaseNS == "" {
-			leaseNS = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
+		cfg.Lease = &daemon.Lease{Name: o.Leader.Name, Namespace: o.Leader.Namespace,
+			LeaseDuration: o.Leader.LeaseDuration, RenewDeadline: o.Leader.RenewDeadline, RetryPeriod: o.Leader.RetryPeriod}
+		if cfg.Lease.Namespace == "" {
+			cfg.Lease.Namespace = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
 		}
-		var err error
-		if e, err = newElection(ctx, client, o.Leader, leaseNS, watchdog, opts.Metrics, opts.Report); err != nil {
-			return err
-		}
-		opts.Leading, opts.Abort = e.Leading, e.Abort
 	}
-	ctrl = controller.New(client, opts)
-	hctx, stopHealth := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopHealth()
-	if o.Leader.HealthAddr != "" {
-		addr, err := serveHealth(hctx, o.Leader.HealthAddr, opts.Metrics.Registry, ctrl.Ready, ctrl.Healthy, watchdog)
-		if err != nil {
-			return err
-		}
-		opts.Report.Notice("", "serving /healthz, /readyz and /metrics on "+addr)
-	}
-	if srv == nil {
-		return o.runLoop(ctx, ctrl, e, ns, opts.Namespace)
-	}
-	// Either failing stops both.
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return o.runLoop(gctx, ctrl, e, ns, opts.Namespace) })
-	g.Go(func() error { return srv.run(gctx) })
-	return g.Wait()
+	return daemonError(ns, opts.Namespace, daemon.Run(ctx, cfg))
 }
 
-// runLoop runs the controller, under the election when there is one.
-func (o *SyncOptions) runLoop(ctx context.Context, ctrl *controller.Controller, e *election, ns, scope string) error {
-	if e == nil {
-		if err := ctrl.Run(ctx); err != nil {
-			return watchError(ns, scope, err)
-		}
+// daemonError words an error that stopped the process: its configuration
+// is a usage error, what it already worded stays as it is.
+func daemonError(ns, scope string, err error) error {
+	var ce *daemon.ConfigError
+	var ae *daemon.APIError
+	switch {
+	case err == nil:
 		return nil
+	case errors.As(err, &ce):
+		return &ExitError{Code: ExitUsage, Err: ce}
+	case errors.As(err, &ae):
+		return &ExitError{Code: ExitAPI, Err: ae}
 	}
-	e.Start()
-	// Losing the lease stops the loop at once; a signal lets the syncs in
-	// flight finish, then the lease is released for a fast hand-over.
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-e.Abort.Done():
-			cancel()
-		case <-rctx.Done():
-		}
-	}()
-	runErr := ctrl.Run(rctx)
-	if e.Release() {
-		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("lost the lease %s (not renewed within %v): stopped writing; exiting so that a restart stands by again", e.name, o.Leader.RenewDeadline)}
-	}
-	if runErr != nil {
-		return watchError(ns, scope, runErr)
-	}
-	return nil
+	return watchError(ns, scope, err)
 }
 
 // watchError describes an error that stopped the loop. A right it needs

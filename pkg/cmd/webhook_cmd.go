@@ -8,10 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -75,7 +74,7 @@ same flags to serve the webhook from the watch loop's cache.`,
 	}
 	addPlanFlags(cmd, &o.Plan)
 	addWebhookFlags(cmd, &o.Webhook)
-	cmd.Flags().StringSliceVar(&o.FieldManagers, "field-manager", []string{"kubectl-slices"}, "Field managers of kubectl-slices' own writes (sync --field-manager), allowed to write our EndpointSlices")
+	cmd.Flags().StringSliceVar(&o.FieldManagers, "field-manager", []string{apply.FieldManager}, "Field managers of kubectl-slices' own writes (sync --field-manager), allowed to write our EndpointSlices")
 	return cmd
 }
 
@@ -86,38 +85,9 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The certificate first: a missing file is a usage error, before any
-	// API request.
-	srv, err := o.Webhook.server(o.RootOptions, o.Plan, o.FieldManagers)
-	if err != nil {
-		return err
-	}
-	if err := srv.listen(); err != nil {
-		return err
-	}
-	defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise
-	ns := metav1.NamespaceAll
-	c := cluster.NewCache(client, ns)
-	c.ReadOnly = true
-	c.GroupPods = true
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithNamespace(ns), informers.WithTransform(cluster.Transform))
-	infs, err := c.Informers(ctx, factory)
-	if err != nil {
-		return describe(ns, "", err)
-	}
-	factory.Start(ctx.Done())
-	// Not factory.Shutdown: a watch-list retry may sleep out its backoff.
-	defer cluster.ShutdownInformers(factory, cluster.InformerStopGrace)
-	go func() {
-		for name, inf := range infs {
-			if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
-				return
-			}
-		}
-		srv.synced(c, ns)
-	}()
-	return srv.run(ctx)
+	err = daemon.Run(ctx, daemon.Config{Client: client, Namespace: metav1.NamespaceAll,
+		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: requestsMade})
+	return daemonError(metav1.NamespaceAll, metav1.NamespaceAll, err)
 }
 
 // kindLines describe the findings, for help and errors.

@@ -1,17 +1,9 @@
 package cmd
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net"
-	"sync"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -48,73 +40,11 @@ func (w *WebhookFlags) validate(required bool) error {
 	return err
 }
 
-// webhookServer is a webhook ready to serve; it answers Service admissions
-// once synced hands it the cache.
-type webhookServer struct {
-	flags   *WebhookFlags
-	handler *webhook.Handler
-	certs   *webhook.CertReloader
-	stats   *webhook.Stats
-	log     io.Writer
-	ln      net.Listener // bound by listen, served by run
-
-	mu        sync.Mutex
-	baseline  int // API requests counted when the caches filled
-	hasSynced bool
-}
-
-func (w *WebhookFlags) server(root *RootOptions, plan PlanFlags, fieldManagers []string) (*webhookServer, error) {
-	s := &webhookServer{flags: w, stats: &webhook.Stats{}, log: root.ErrOut}
-	var err error
-	s.certs, err = webhook.NewCertReloader(w.CertFile, w.KeyFile)
-	if err != nil {
-		return nil, usageError("%v", err)
-	}
-	s.certs.OnReload = func(err error) {
-		if err != nil {
-			fmt.Fprintf(s.log, "webhook: cannot reload the serving certificate, keeping the previous one: %v\n", err)
-			return
-		}
-		fmt.Fprintf(s.log, "webhook: serving certificate loaded from %s\n", w.CertFile)
-	}
-	s.handler = &webhook.Handler{Plan: plan.options(), DenyOn: w.denyOn, Observe: s.stats.Observe,
-		Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: w.AllowUsers, Groups: w.AllowGroups}}
-	return s, nil
-}
-
-// synced lets the Service handler answer from the filled cache.
-func (s *webhookServer) synced(c *cluster.Cache, namespace string) {
-	s.handler.SetSource(webhook.CacheSource{Cache: c, Namespace: namespace})
-	s.mu.Lock()
-	s.baseline, s.hasSynced = requestsMade(), true
-	s.mu.Unlock()
-	fmt.Fprintln(s.log, "webhook: caches filled; Service admissions are judged from now on")
-}
-
-// listen binds --webhook-addr before the caches or the loop start, so a
-// taken port is a usage error (as --health-addr's) and nothing has run.
-func (s *webhookServer) listen() error {
-	ln, err := webhook.Listen(s.flags.Addr)
-	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--webhook-addr %s: %v", s.flags.Addr, errors.Unwrap(err))}
-	}
-	s.ln = ln
-	fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", ln.Addr(), webhook.ServicesPath, webhook.EndpointSlicesPath)
-	return nil
-}
-
-// run serves on the bound listener until ctx is done and prints a summary
-// line.
-func (s *webhookServer) run(ctx context.Context) error {
-	err := webhook.Serve(ctx, s.ln, s.handler.Mux(), s.certs)
-	counts, p50, p99 := s.stats.Summary()
-	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v, %d TLS handshakes",
-		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond), s.certs.Handshakes())
-	s.mu.Lock()
-	if n := requestsMade(); n >= 0 && s.hasSynced {
-		line += fmt.Sprintf("; API requests since the caches filled: %d", n-s.baseline)
-	}
-	s.mu.Unlock()
-	fmt.Fprintln(s.log, line)
-	return err
+// config is the daemon's webhook: the handler judges Services with the
+// planner's options and guards the slices of plan.ManagedBy, which the
+// fieldManagers (kubectl-slices' own writes) may write.
+func (w *WebhookFlags) config(plan PlanFlags, fieldManagers []string) *daemon.Webhook {
+	return &daemon.Webhook{Addr: w.Addr, CertFile: w.CertFile, KeyFile: w.KeyFile,
+		Handler: &webhook.Handler{Plan: plan.options(), DenyOn: w.denyOn,
+			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: w.AllowUsers, Groups: w.AllowGroups}}}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -53,11 +51,6 @@ type Options struct {
 	// Abort, when not nil, is cancelled when writing must stop at once
 	// (leadership lost); writes in flight are cut rather than finished.
 	Abort context.Context
-	// Synced, when set, is handed the cache once it has filled: the
-	// admission webhook served by the same process answers from it.
-	Synced func(*cluster.Cache)
-	// GroupPods: that webhook reads Pod groups (cluster.Cache.GroupPods).
-	GroupPods bool
 }
 
 // Controller keeps the selected Services' slices current.
@@ -74,11 +67,14 @@ type Controller struct {
 	mu       sync.Mutex
 	handback map[string]bool // Services whose controller slices were said current
 
+	infs   *cluster.Informers
 	health health
 }
 
-// New builds a Controller; Run starts it.
-func New(client kubernetes.Interface, opts Options) *Controller {
+// New builds a Controller on the process's cache and its informers, as
+// upstream's NewController takes its informers: it registers its handlers
+// before the caller starts them. Run runs it.
+func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers, opts Options) (*Controller, error) {
 	if opts.Workers < 1 {
 		opts.Workers = 1
 	}
@@ -92,10 +88,9 @@ func New(client kubernetes.Interface, opts Options) *Controller {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
 	)
-	c := cluster.NewCache(client, opts.Namespace)
-	c.GroupPods = opts.GroupPods
-	return &Controller{
+	ctrl := &Controller{
 		client:   client,
+		infs:     infs,
 		opts:     opts,
 		cache:    c,
 		reader:   cluster.Reader{Client: client},
@@ -105,43 +100,26 @@ func New(client kubernetes.Interface, opts Options) *Controller {
 		report:   opts.Report,
 		handback: map[string]bool{},
 	}
+	if err := ctrl.register(infs); err != nil {
+		return nil, err
+	}
+	return ctrl, nil
 }
 
-// Run watches until ctx is done, then lets the writes in flight finish and
-// returns nil. It fails only if the caches cannot be started.
+// Run waits for the caches the caller started, then syncs until ctx is
+// done, lets the writes in flight finish and returns nil.
 func (c *Controller) Run(ctx context.Context) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
-		informers.WithNamespace(c.opts.Namespace), informers.WithTransform(cluster.Transform))
-	infs, err := c.cache.Informers(ctx, factory)
-	if err != nil {
-		return err
-	}
-	if err := c.register(infs); err != nil {
-		return err
-	}
 	if c.cache.EndpointsUnreadable {
 		c.report.Notice("", "Endpoints are not readable with these credentials (cannot "+c.cache.Denied["endpoints"]+"): selectorless Services are not mirrored")
 	}
 	if c.cache.NodesUnreadable {
 		c.report.Notice("", "Nodes are not readable with these credentials (cannot "+c.cache.Denied["nodes"]+"): zones are unknown and kept from the live slices, and no Pod is dropped for its Node")
 	}
-	// Informers stop with ctx; workers finish their item first.
-	factory.Start(ctx.Done())
-	defer cluster.ShutdownInformers(factory, cluster.InformerStopGrace)
-	for name, inf := range infs {
-		if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
-			return nil // interrupted before the caches filled: nothing written
-		}
-	}
-	// The initial lists decoded every object in full before the transform
-	// slimmed it: give that memory back to the OS now rather than keep it
-	// resident for the life of the process.
-	debug.FreeOSMemory()
-	if c.opts.Synced != nil {
-		c.opts.Synced(c.cache)
+	if !c.infs.WaitForSync(ctx) {
+		return nil // interrupted before the caches filled: nothing written
 	}
 	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
-	c.health.synced(infs)
+	c.health.synced(c.infs.Named())
 	if !c.waitLeading(ctx) {
 		c.queue.ShutDown()
 		return nil // stopped while standing by: nothing was written

@@ -19,7 +19,9 @@ import (
 // Service selecting app=web.
 func testController(t *testing.T) (*Controller, *corev1.Service) {
 	t.Helper()
-	c := New(fake.NewClientset(), Options{Plan: reconcile.Options{ManagedBy: "ours", MaxEndpointsPerSlice: 100},
+	client := fake.NewClientset()
+	client.PrependReactor("create", "selfsubjectaccessreviews", allowAll)
+	c := newController(t, client, Options{Plan: reconcile.Options{ManagedBy: "ours", MaxEndpointsPerSlice: 100},
 		Report: NewReporter(&bytes.Buffer{}, &bytes.Buffer{}, false)})
 	ns := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 	c.cache.Services, c.cache.Pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, ns), cache.NewIndexer(cache.MetaNamespaceKeyFunc, ns)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 )
 
@@ -27,50 +28,47 @@ func podNode(obj any) ([]string, error) {
 
 // register adds the handlers (and the Pods-by-Node index) before the
 // informers start.
-func (c *Controller) register(infs map[string]cache.SharedIndexInformer) error {
-	if err := infs["pods"].AddIndexers(cache.Indexers{podNodeIndex: podNode}); err != nil {
+func (c *Controller) register(infs *cluster.Informers) error {
+	if err := infs.Pods.AddIndexers(cache.Indexers{podNodeIndex: podNode}); err != nil {
 		return err
 	}
-	add := func(name string, h cache.ResourceEventHandlerFuncs) error {
-		_, err := infs[name].AddEventHandler(h)
-		return err
-	}
-	if err := add("services", cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.onService,
-		UpdateFunc: func(_, n any) { c.onService(n) },
-		DeleteFunc: c.onServiceDelete,
-	}); err != nil {
-		return err
-	}
-	if err := add("pods", cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { c.podServices(o, nil) },
-		UpdateFunc: c.onPodUpdate,
-		DeleteFunc: func(o any) { c.podServices(o, nil) },
-	}); err != nil {
-		return err
-	}
-	if err := add("endpointslices", cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.onSliceAdd,
-		UpdateFunc: c.onSliceUpdate,
-		DeleteFunc: c.onSliceDelete,
-	}); err != nil {
-		return err
-	}
-	if _, ok := infs["endpoints"]; ok {
-		if err := add("endpoints", cache.ResourceEventHandlerFuncs{
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandlerFuncs
+	}{
+		{infs.Services, cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.onService,
+			UpdateFunc: func(_, n any) { c.onService(n) },
+			DeleteFunc: c.onServiceDelete,
+		}},
+		{infs.Pods, cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { c.podServices(o, nil) },
+			UpdateFunc: c.onPodUpdate,
+			DeleteFunc: func(o any) { c.podServices(o, nil) },
+		}},
+		{infs.Slices, cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.onSliceAdd,
+			UpdateFunc: c.onSliceUpdate,
+			DeleteFunc: c.onSliceDelete,
+		}},
+		{infs.Endpoints, cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.onEndpoints,
 			UpdateFunc: func(_, n any) { c.onEndpoints(n) },
 			DeleteFunc: c.onEndpoints,
-		}); err != nil {
-			return err
-		}
-	}
-	if _, ok := infs["nodes"]; ok {
-		return add("nodes", cache.ResourceEventHandlerFuncs{
+		}},
+		{infs.Nodes, cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.nodeServices,
 			UpdateFunc: c.onNodeUpdate,
 			DeleteFunc: c.nodeServices,
-		})
+		}},
+	}
+	for _, h := range handlers {
+		if h.inf == nil {
+			continue // not readable with these credentials
+		}
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return err
+		}
 	}
 	return nil
 }

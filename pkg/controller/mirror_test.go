@@ -15,10 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
@@ -39,6 +37,22 @@ func endpointsObj(name string, ready string, notReady ...string) *corev1.Endpoin
 		sub.NotReadyAddresses = append(sub.NotReadyAddresses, corev1.EndpointAddress{IP: ip})
 	}
 	return &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID("uid-" + name)}, Subsets: []corev1.EndpointSubset{sub}}
+}
+
+// newController builds a Controller on a cache and informers of client, as
+// the process assembly does; the informers are not started.
+func newController(t *testing.T, client *fake.Clientset, opts Options) *Controller {
+	t.Helper()
+	cc := cluster.NewCache(client, opts.Namespace)
+	infs, err := cc.Informers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(client, cc, infs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // started builds a Controller on a fake clientset, with RBAC answering
@@ -63,24 +77,14 @@ func started(t *testing.T, allowed func(resource string) bool, objs ...runtime.O
 		return false, nil, nil
 	})
 	var out bytes.Buffer
-	c := New(client, Options{Namespace: testNS, Plan: reconcile.Options{ManagedBy: "test-manager", MaxEndpointsPerSlice: reconcile.DefaultMaxEndpointsPerSlice},
-		Write: apply.Options{ManagedBy: "test-manager", FieldManager: "test"}, Report: NewReporter(&out, &out, false)})
 	ctx, cancel := context.WithCancel(context.Background())
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(testNS), informers.WithTransform(cluster.Transform))
-	infs, err := c.cache.Informers(ctx, factory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.register(infs); err != nil {
-		t.Fatal(err)
-	}
-	factory.Start(ctx.Done())
-	t.Cleanup(factory.Shutdown)
+	c := newController(t, client, Options{Namespace: testNS, Plan: reconcile.Options{ManagedBy: "test-manager", MaxEndpointsPerSlice: reconcile.DefaultMaxEndpointsPerSlice},
+		Write: apply.Options{ManagedBy: "test-manager", FieldManager: "test"}, Report: NewReporter(&out, &out, false)})
+	c.infs.Start(ctx.Done())
+	t.Cleanup(c.infs.Shutdown)
 	t.Cleanup(cancel) // runs first: Shutdown waits for the informers to stop
-	for _, inf := range infs {
-		if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-			t.Fatal("caches did not sync")
-		}
+	if !c.infs.WaitForSync(ctx) {
+		t.Fatal("caches did not sync")
 	}
 	return c, client, &out
 }
@@ -222,4 +226,11 @@ func TestEndpointsUnreadable(t *testing.T) {
 	if got := oursIn(t, client); len(got) != 0 {
 		t.Fatalf("mirrored without the right to read Endpoints: %v", got)
 	}
+}
+
+// allowAll answers every SelfSubjectAccessReview with allowed.
+func allowAll(a k8stesting.Action) (bool, runtime.Object, error) {
+	r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
+	r.Status.Allowed = true
+	return true, r, nil
 }

@@ -1,4 +1,4 @@
-package cmd
+package daemon
 
 import (
 	"context"
@@ -33,14 +33,19 @@ func probe(checks ...check) http.Handler {
 	})
 }
 
-// serveHealth listens on addr before anything else starts, so /readyz says
-// "not ready" while the caches fill, and serves until ctx is done. It
-// returns the address bound (addr may have port 0).
-func serveHealth(ctx context.Context, addr string, reg *prometheus.Registry, ready, healthy func() error, watchdog *leaderelection.HealthzAdaptor) (string, error) {
+// listenHealth binds addr before anything else starts, so that a taken port
+// fails before any request and /readyz can say "not ready" while the caches
+// fill.
+func listenHealth(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--health-addr %s: %v", addr, err)}
+		return nil, &ConfigError{fmt.Errorf("--health-addr %s: %v", addr, err)}
 	}
+	return ln, nil
+}
+
+// serveHealth serves /healthz, /readyz and /metrics on ln until ctx is done.
+func serveHealth(ctx context.Context, ln net.Listener, reg *prometheus.Registry, ready, healthy func() error, watchdog *leaderelection.HealthzAdaptor) {
 	mux := http.NewServeMux()
 	alive := func(*http.Request) error { return healthy() }
 	var lease check
@@ -62,5 +67,4 @@ func serveHealth(ctx context.Context, addr string, reg *prometheus.Registry, rea
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	return ln.Addr().String(), nil
 }

@@ -1,0 +1,18 @@
+// Package daemon assembles the long-running process: `sync --watch` (the
+// loop, run by hand, as a Deployment or as a sidecar) and `webhook`.
+//
+// It owns what the parts share and nothing else: the one cluster.Cache and
+// its informers, the leader election, the health and metrics server, the
+// admission webhook's HTTPS server and the controller's workers, run under
+// one errgroup so that any part failing stops the others. The two commands
+// differ only in their Config: the webhook alone is a read-only cache and
+// the server; the loop adds the controller and, as asked, an election, the
+// probes and the webhook served from the same cache.
+//
+// The order of start-up is part of the contract. Everything a user can get
+// wrong (a port taken, a certificate unreadable) fails first, before any API
+// request, as a ConfigError; then the rights are checked (Events, the Lease,
+// what the informers list and watch), so a missing one is named once instead
+// of retried for ever by client-go; the probes answer before the first list
+// ("not ready" while the caches fill); the informers start last.
+package daemon
