@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // DiffOptions are diff's typed options.
@@ -62,14 +63,14 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if len(targets) == 1 {
 		step = func(int, int, string) {}
 	}
-	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, nil, nil, func(i int, what string) { step(i, len(targets), what) })
+	runs := described(syncer.Many(ctx, client, targets, o.AllNamespaces, syncer.Options{Plan: o.Plan.options()}, func(i int, what string) { step(i, len(targets), what) }))
 	done()
 	if ctx.Err() != nil {
 		return interrupted(ctx)
 	}
 	for _, run := range runs {
 		if run.Err != nil {
-			printers.Failures(o.ErrOut, errStyle, []printers.Outcome{{Namespace: run.Namespace, Name: run.Name, Err: run.Err}})
+			printers.Failures(o.ErrOut, errStyle, []syncer.Outcome{run})
 			if firstErr == nil {
 				firstErr = run.Err
 			}

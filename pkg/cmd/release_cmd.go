@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // ReleaseOptions are release's typed options.
@@ -120,27 +121,19 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
 		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers}}
-	outs := make([]lifecycle.ReleaseOutcome, len(targets))
-	var g errgroup.Group
-	g.SetLimit(serviceWorkers)
+	svcs := make([]*corev1.Service, len(targets))
 	for i, t := range targets {
-		if t.Err != nil {
-			continue
-		}
-		g.Go(func() error {
-			outs[i] = lifecycle.Release(ctx, client, t.Service, opts)
-			return nil
-		})
+		svcs[i] = t.Service // nil when not found
 	}
-	_ = g.Wait()
+	outs := lifecycle.ReleaseAll(ctx, client, svcs, opts)
 	if ctx.Err() != nil {
 		return interrupted(ctx)
 	}
 	st, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
-	var runs []serviceRun
+	var runs []syncer.Outcome
 	refused, released, untouched := 0, 0, 0
 	for i, t := range targets {
-		run := serviceRun{resolved: t}
+		run := syncer.Outcome{Namespace: t.Namespace, Name: t.Name}
 		out := outs[i]
 		switch {
 		case t.Err != nil:
@@ -182,11 +175,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		}
 		runs = append(runs, run)
 	}
-	outcomes := make([]printers.Outcome, 0, len(runs))
-	for _, r := range runs {
-		outcomes = append(outcomes, printers.Outcome{Namespace: r.Namespace, Name: r.Name, Err: r.Err})
-	}
-	printers.Failures(o.ErrOut, errStyle, outcomes)
+	printers.Failures(o.ErrOut, errStyle, runs)
 	if len(o.args) == 0 {
 		fmt.Fprintf(o.ErrOut, "%d released, %d refused, %d without slices of %s.\n", released, refused, untouched, o.ManagedBy)
 	}

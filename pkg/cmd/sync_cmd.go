@@ -3,12 +3,15 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // SyncOptions are sync's typed options.
@@ -147,14 +150,13 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if len(targets) == 1 {
 		step = func(int, int, string) {}
 	}
-	var hold holdFunc
+	opts := syncer.Options{Plan: o.Plan.options(), Write: write}
 	if !o.Force {
-		hold = holdWhereCurrent(o.Plan.ManagedBy)
+		opts.Hold = holdWhereCurrent(o.Plan.ManagedBy)
 	}
-	runs := runServices(ctx, client, targets, o.AllNamespaces, o.Plan, write, hold, func(i int, what string) { step(i, len(targets), what) })
+	runs := described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
 	done()
 	var written []printers.Written
-	var outcomes []printers.Outcome
 	var interruptedErr error
 	if ctx.Err() != nil {
 		// Interrupted: report the Services done, and what was written for
@@ -169,7 +171,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 			if r := run.Result; r.Writes() > 0 {
 				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
 					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
-				written = append(written, writtenObjects(r)...)
+				written = append(written, printers.WrittenOf(r)...)
 			}
 		}
 		runs = finished
@@ -178,31 +180,21 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		if run.Plan != nil {
 			printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		}
-		out := printers.Outcome{Namespace: run.Namespace, Name: run.Name, Plan: run.Plan, Err: run.Err,
-			Created: len(run.Result.Created), Updated: len(run.Result.Updated), Deleted: len(run.Result.Deleted), Held: run.Held}
-		if o.DryRun != apply.DryRunNone {
-			out.DryRun = string(o.DryRun)
-		}
-		out.Written = writtenObjects(run.Result)
-		outcomes = append(outcomes, out)
-		written = append(written, out.Written...)
+		written = append(written, printers.WrittenOf(run.Result)...)
 	}
 	// With -o the objects own stdout, so the summary goes to stderr.
 	summaryOut, style := o.Out, printers.StyleFor(o.Color, o.Out)
 	if o.Output != "" {
 		summaryOut, style = o.ErrOut, errStyle
 	}
-	printers.Summary(summaryOut, style, outcomes)
+	printers.Summary(summaryOut, style, runs, dryRunName(o.DryRun))
+	final := runs
 	if o.WithEndpoints && interruptedErr == nil {
-		// After the slices, each Service's legacy Endpoints object, from the
-		// Pods its slices were planned from.
-		epRuns := make([]endpointsRun, len(runs))
-		for i, run := range runs {
-			epRuns[i] = syncEndpoints(ctx, client, run, o.Plan.ManagedBy, *write)
-		}
-		runs = endpointsOutcome(summaryOut, o.ErrOut, style, errStyle, runs, epRuns, o.DryRun)
+		final = o.syncEndpoints(ctx, client, runs, *write, summaryOut, style, errStyle)
 	}
-	printers.Failures(o.ErrOut, errStyle, outcomes)
+	// The slices' failures, with the writes made before each; an
+	// Endpoints failure was said on its own line.
+	printers.Failures(o.ErrOut, errStyle, runs)
 	if o.Output != "" {
 		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {
 			return err
@@ -211,21 +203,37 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if interruptedErr != nil {
 		return interruptedErr
 	}
-	return exitFor(runs)
+	return exitFor(final)
 }
 
-func writtenObjects(r apply.Result) []printers.Written {
-	var out []printers.Written
-	for _, s := range r.Created {
-		out = append(out, printers.Written{Slice: s, Operation: "created"})
+// syncEndpoints writes, after the slices, each synced Service's legacy
+// Endpoints object from the Pods its slices were planned from, prints a
+// line each and returns the outcomes with those failures folded in, so they
+// count for the exit code like any other.
+func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Interface, runs []syncer.Outcome, write apply.Options, w io.Writer, st, errSt printers.Style) []syncer.Outcome {
+	get := syncer.GetEndpoints(client)
+	runs = append([]syncer.Outcome(nil), runs...)
+	for i, run := range runs {
+		svc := run.Input.Service
+		if run.Err != nil || svc == nil {
+			continue
+		}
+		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
+		printers.Endpoints(w, st, run.Namespace, run.Name, er, dryRunName(o.DryRun))
+		if er.Err != nil {
+			runs[i].Err = describe(svc.Namespace, svc.Name, er.Err)
+			fmt.Fprintf(o.ErrOut, "%s %v\n", errSt.Red("error:"), runs[i].Err)
+		}
 	}
-	for _, s := range r.Updated {
-		out = append(out, printers.Written{Slice: s, Operation: "configured"})
+	return runs
+}
+
+// dryRunName is how printers name a dry run: "" when writing.
+func dryRunName(d apply.DryRun) string {
+	if d == apply.DryRunNone {
+		return ""
 	}
-	for _, s := range r.Deleted {
-		out = append(out, printers.Written{Slice: s, Operation: "deleted"})
-	}
-	return out
+	return string(d)
 }
 
 func dryRunSuffix(d apply.DryRun) string {

@@ -5,13 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // TargetFlags select Services: names, -l, or --all.
@@ -68,15 +68,8 @@ func (t TargetFlags) validate(args []string) error {
 	return err
 }
 
-// resolved is a Service found, or the error for one that was not.
-type resolved struct {
-	Service         *corev1.Service
-	Namespace, Name string
-	Err             error
-}
-
 // connect builds the client and resolves the selected Services.
-func (o *RootOptions) connect(ctx context.Context, t TargetFlags, args []string) (kubernetes.Interface, []resolved, error) {
+func (o *RootOptions) connect(ctx context.Context, t TargetFlags, args []string) (kubernetes.Interface, []syncer.Target, error) {
 	client, err := o.Clientset()
 	if err != nil {
 		return nil, nil, err
@@ -90,7 +83,7 @@ func (o *RootOptions) connect(ctx context.Context, t TargetFlags, args []string)
 // in every namespace. Every request carries ctx, so Ctrl-C stops a stalled
 // one. A missing Service is returned as a per-Service error so the others
 // still run; any other error stops the run.
-func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Interface, t TargetFlags, args []string) ([]resolved, error) {
+func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Interface, t TargetFlags, args []string) ([]syncer.Target, error) {
 	ns, err := o.Namespace()
 	if err != nil {
 		return nil, err
@@ -99,7 +92,7 @@ func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Int
 	if err != nil {
 		return nil, err
 	}
-	var out []resolved
+	var out []syncer.Target
 	if len(names) > 0 {
 		if o.AllNamespaces {
 			return nil, usageError("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
@@ -114,11 +107,11 @@ func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Int
 			svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 			switch {
 			case apierrors.IsNotFound(err):
-				out = append(out, resolved{Namespace: ns, Name: name, Err: err})
+				out = append(out, syncer.Target{Namespace: ns, Name: name, Err: err})
 			case err != nil:
 				return nil, describe(ns, name, err)
 			default:
-				out = append(out, resolved{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
+				out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
 			}
 		}
 	} else {
@@ -130,7 +123,7 @@ func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Int
 			return nil, describe(ns, "", err)
 		}
 		for _, svc := range svcs {
-			out = append(out, resolved{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
+			out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/client-go/kubernetes"
@@ -168,4 +169,27 @@ func mirrors(svc *corev1.Service, ours []*discovery.EndpointSlice) bool {
 		}
 	}
 	return false
+}
+
+// releaseWorkers bounds the Services released at once; each has up to
+// Write.Workers writes in flight.
+const releaseWorkers = 8
+
+// ReleaseAll releases several Services at once; a nil Service (one that
+// was not found) gets a zero outcome. Outcomes come back in input order.
+func ReleaseAll(ctx context.Context, client kubernetes.Interface, svcs []*corev1.Service, opts ReleaseOptions) []ReleaseOutcome {
+	outs := make([]ReleaseOutcome, len(svcs))
+	var g errgroup.Group
+	g.SetLimit(releaseWorkers)
+	for i, svc := range svcs {
+		if svc == nil {
+			continue
+		}
+		g.Go(func() error {
+			outs[i] = Release(ctx, client, svc, opts)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return outs
 }

@@ -6,32 +6,18 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
-
-// Outcome is what happened to one Service in a sync.
-type Outcome struct {
-	Namespace, Name string
-	Plan            *reconcile.Plan
-	Created         int
-	Updated         int
-	Deleted         int
-	// DryRun is "", "client" or "server".
-	DryRun string
-	Err    error
-	// Written lists the writes that happened, which Failures shows for a
-	// Service that failed part way.
-	Written []Written
-	// Held says why nothing was written for a Service that needed no
-	// writes of ours (kube-controller-manager publishes it correctly).
-	Held string
-}
 
 // Summary writes one line per Service that did not fail: what was written
 // and how many endpoints the Service now has. Failures go to Failures.
-func Summary(w io.Writer, st Style, outs []Outcome) {
+// dryRun is "", "client" or "server".
+func Summary(w io.Writer, st Style, outs []syncer.Outcome, dryRun string) {
 	for _, o := range outs {
 		name := st.Bold(fmt.Sprintf("service %s/%s", o.Namespace, o.Name))
+		r := o.Result
 		switch {
 		case o.Err != nil:
 		case o.Held != "":
@@ -40,15 +26,15 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 			fmt.Fprintf(w, "%s %s (%s): %s\n", name, st.Yellow("skipped"), o.Plan.Service.Reason, o.Plan.Service.Message)
 		case o.Plan != nil:
 			verb := st.Green("synced")
-			if o.DryRun != "" {
-				verb = st.Cyan("would sync (dry run: " + o.DryRun + ")")
+			if dryRun != "" {
+				verb = st.Cyan("would sync (dry run: " + dryRun + ")")
 			}
-			if o.Created+o.Updated+o.Deleted == 0 {
+			if r.Writes() == 0 {
 				verb = st.Green("in sync")
 			}
 			ready, notReady := CountEndpoints(o.Plan.Final())
 			fmt.Fprintf(w, "%s %s: %d created, %d updated, %d deleted, %d unchanged; endpoints: %d ready, %d not ready\n",
-				name, verb, o.Created, o.Updated, o.Deleted, len(o.Plan.Unchanged), ready, notReady)
+				name, verb, len(r.Created), len(r.Updated), len(r.Deleted), len(o.Plan.Unchanged), ready, notReady)
 		}
 	}
 }
@@ -56,19 +42,36 @@ func Summary(w io.Writer, st Style, outs []Outcome) {
 // Failures writes one "error: ..." line per failed Service (the errors
 // already name their Service), followed by every write that happened before
 // it failed, so a partial sync is never under-reported.
-func Failures(w io.Writer, st Style, outs []Outcome) {
+func Failures(w io.Writer, st Style, outs []syncer.Outcome) {
 	for _, o := range outs {
 		if o.Err == nil {
 			continue
 		}
 		fmt.Fprintf(w, "%s %v\n", st.Red("error:"), o.Err)
-		if len(o.Written) > 0 {
-			fmt.Fprintf(w, "  service %s/%s: %d writes happened before the failure:\n", o.Namespace, o.Name, len(o.Written))
+		written := WrittenOf(o.Result)
+		if len(written) > 0 {
+			fmt.Fprintf(w, "  service %s/%s: %d writes happened before the failure:\n", o.Namespace, o.Name, len(written))
 		}
-		for _, wr := range o.Written {
+		for _, wr := range written {
 			fmt.Fprintf(w, "    endpointslice/%s %s\n", wr.Slice.Name, wr.Operation)
 		}
 	}
+}
+
+// WrittenOf lists a Result's writes in the order kubectl apply reports
+// them: created, configured, deleted.
+func WrittenOf(r apply.Result) []Written {
+	var out []Written
+	for _, s := range r.Created {
+		out = append(out, Written{Slice: s, Operation: "created"})
+	}
+	for _, s := range r.Updated {
+		out = append(out, Written{Slice: s, Operation: "configured"})
+	}
+	for _, s := range r.Deleted {
+		out = append(out, Written{Slice: s, Operation: "deleted"})
+	}
+	return out
 }
 
 // Warnings writes the planner's warnings for one Service, once each.

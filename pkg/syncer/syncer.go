@@ -60,6 +60,8 @@ type Options struct {
 
 // Outcome is what happened to one Service.
 type Outcome struct {
+	// Namespace and Name say which Service, also when it was not found.
+	Namespace, Name string
 	// Service is the Service as last read.
 	Service *corev1.Service
 	// Plan is the last plan made; nil when none could be made.
@@ -78,7 +80,7 @@ type Outcome struct {
 // slices. A conflict (a slice changed or vanished since it was read) re-reads
 // the Service and its inputs and plans again, up to the backoff's steps.
 func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlicesGetter, svc *corev1.Service, opts Options) Outcome {
-	out := Outcome{Service: svc}
+	out := Outcome{Namespace: svc.Namespace, Name: svc.Name, Service: svc}
 	backoff := opts.Backoff
 	if backoff.Steps == 0 {
 		backoff = retry.DefaultBackoff
