@@ -63,6 +63,10 @@ type Cache struct {
 	// Informers indexes and memoizes Pods by group. Off otherwise: every Pod
 	// event would pay for a group key nobody reads.
 	GroupPods bool
+	// KeepEndpoints, when set, is our endpoints.kubernetes.io/managed-by
+	// value: Informers keeps those Endpoints objects whole
+	// (TransformKeeping), for the loop that writes them.
+	KeepEndpoints string
 	// ReadOnly: the cache's user only reads (the admission webhook), so
 	// Informers does not ask for the rights to write EndpointSlices.
 	ReadOnly bool
@@ -138,7 +142,7 @@ func (c *Cache) Informers(ctx context.Context) (*Informers, error) {
 		return nil, err
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
-		informers.WithNamespace(c.namespace), informers.WithTransform(Transform))
+		informers.WithNamespace(c.namespace), informers.WithTransform(TransformKeeping(c.KeepEndpoints)))
 	out := &Informers{
 		Services: factory.Core().V1().Services().Informer(),
 		Pods:     factory.Core().V1().Pods().Informer(),
@@ -287,6 +291,21 @@ func (c *Cache) Service(_ context.Context, namespace, name string) (*corev1.Serv
 		return nil, apierrors.NewNotFound(corev1.Resource("services"), name)
 	}
 	return obj.(*corev1.Service), nil
+}
+
+// EndpointsMarked returns a Service's cached Endpoints object as cached,
+// nil when there is none: a syncer.EndpointsLookup for writing legacy
+// Endpoints, which needs only the labels of an object that is not ours
+// (it is left alone) and has ours whole (KeepEndpoints).
+func (c *Cache) EndpointsMarked(_ context.Context, namespace, name string) (*corev1.Endpoints, error) {
+	if c.EndpointsUnreadable || c.Endpoints == nil {
+		return nil, apierrors.NewForbidden(corev1.Resource("endpoints"), name, fmt.Errorf("cannot list, watch and get endpoints"))
+	}
+	obj, ok, err := c.Endpoints.GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return obj.(*corev1.Endpoints), nil
 }
 
 // EndpointsOf returns a Service's cached Endpoints object, nil when there is

@@ -16,7 +16,17 @@ import (
 // managedFields and the last-applied annotation, since the planner copies
 // their labels and slice annotations; Endpoints likewise, as the mirror
 // planner copies them whole. Objects it does not know pass through.
-func Transform(obj any) (any, error) {
+func Transform(obj any) (any, error) { return transform(obj, "") }
+
+// TransformKeeping is Transform, except that Endpoints objects marked with
+// managedBy (ours, written by sync --watch --with-endpoints) keep their
+// addresses: the loop compares them with the Pods on every sync, and a
+// slimmed copy would look out of date every time.
+func TransformKeeping(managedBy string) func(any) (any, error) {
+	return func(obj any) (any, error) { return transform(obj, managedBy) }
+}
+
+func transform(obj any, keep string) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		return slimPod(o), nil
@@ -27,7 +37,7 @@ func Transform(obj any) (any, error) {
 		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
 		return o, nil
 	case *corev1.Endpoints:
-		if o.Labels[endpoints.LabelManagedBy] != "" {
+		if by := o.Labels[endpoints.LabelManagedBy]; by != "" && by != keep {
 			return slimEndpoints(o), nil
 		}
 		// The mirror planner copies labels, annotations (but not this one)

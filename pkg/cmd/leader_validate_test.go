@@ -26,7 +26,6 @@ func TestLeaderFlagErrors(t *testing.T) {
 		{append(w, "--leader-elect", "--leader-elect-retry-period", "0s"), "must be positive"},
 		{append(w, "--leader-elect", "--leader-elect-resource-name", ""), "--leader-elect-resource-name must not be empty"},
 		{append(w, "--health-addr", "8080"), "--health-addr must be HOST:PORT"},
-		{append(w, "--with-endpoints"), "--with-endpoints is one-shot"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)

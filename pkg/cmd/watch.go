@@ -55,10 +55,6 @@ func (o *SyncOptions) validateWatch() error {
 	switch {
 	case o.DryRun != apply.DryRunNone:
 		return usageError("--watch writes; it cannot be combined with --dry-run")
-	case o.WithEndpoints:
-		// The loop keeps slices only: accepting the flag would leave the
-		// v1 Endpoints objects unwritten while the user thinks them kept.
-		return usageError("--with-endpoints is one-shot: --watch keeps EndpointSlices only; run 'kubectl slices sync --with-endpoints' without --watch")
 	case o.Output != "" && o.Output != "json":
 		return usageError("with --watch, -o may only be json (one object per line)")
 	case w.BatchPeriod < 0 || w.SummaryInterval < 0:
@@ -98,6 +94,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		Workers:         o.WatchFlags.Workers,
 		SummaryInterval: o.WatchFlags.SummaryInterval,
 		Report:          report,
+		WithEndpoints:   o.WithEndpoints,
 	}
 	if o.AllNamespaces {
 		opts.Namespace = metav1.NamespaceAll

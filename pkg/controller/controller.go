@@ -45,6 +45,10 @@ type Options struct {
 	Metrics *Metrics
 	// Events (may be nil) records sync failures on the Service, as upstream.
 	Events record.EventRecorder
+	// WithEndpoints also keeps each Service's legacy v1 Endpoints object,
+	// as one-shot sync --with-endpoints writes it (only objects absent or
+	// marked ours).
+	WithEndpoints bool
 	// Leading, when not nil, holds the workers until it is closed: a
 	// standby fills and keeps its caches but writes nothing.
 	Leading <-chan struct{}
@@ -109,6 +113,9 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 // Run waits for the caches the caller started, then syncs until ctx is
 // done, lets the writes in flight finish and returns nil.
 func (c *Controller) Run(ctx context.Context) error {
+	if c.cache.EndpointsUnreadable && c.opts.WithEndpoints {
+		return fmt.Errorf("--with-endpoints: %s is not allowed: the loop cannot keep v1 Endpoints objects without reading them; `kubectl auth can-i %s`", c.cache.Denied["endpoints"], c.cache.Denied["endpoints"])
+	}
 	if c.cache.EndpointsUnreadable {
 		c.report.Notice("", "Endpoints are not readable with these credentials (cannot "+c.cache.Denied["endpoints"]+"): selectorless Services are not mirrored")
 	}
@@ -239,6 +246,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)
 	}
+	if out.Err == nil && c.opts.WithEndpoints && out.Held == "" && out.Input.Service != nil {
+		return c.syncEndpoints(ctx, key, out.Input.Service, out.Input.Pods)
+	}
 	return out.Err
 }
 
@@ -249,6 +259,11 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 		return errStale // a slice we just created may not be in the cache yet
 	}
 	c.trigger.Forget(ns, name)
+	if c.opts.WithEndpoints {
+		if err := c.removeEndpoints(ctx, key, ns, name); err != nil {
+			return err
+		}
+	}
 	res, err := syncer.DeleteAll(ctx, c.client.DiscoveryV1(), ns, mine, c.opts.Write)
 	c.record(res)
 	c.opts.Metrics.Wrote(res)

@@ -88,14 +88,16 @@ func (c *Controller) onService(obj any) {
 
 // onEndpoints queues the selected, selectorless Service of the same name:
 // only those are mirrored. Endpoints of selector Services (the endpoints
-// controller's, numerous and busy) queue nothing.
+// controller's, numerous and busy) queue nothing, but for ours.
 func (c *Controller) onEndpoints(obj any) {
 	ep, ok := untomb(obj).(*corev1.Endpoints)
 	if !ok {
 		return
 	}
 	svc, err := c.cache.Service(context.Background(), ep.Namespace, ep.Name)
-	if err == nil && mirror.Applies(svc) && c.selected(svc) {
+	// Ours (--with-endpoints) are kept as the Pods say: an edit is undone,
+	// a delete re-created.
+	if err == nil && (mirror.Applies(svc) || c.oursMarked(ep)) && c.selected(svc) {
 		c.queue.Add(ep.Namespace + "/" + ep.Name)
 	}
 }

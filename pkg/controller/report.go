@@ -187,3 +187,14 @@ func shorten(s []string, n int) []string {
 	}
 	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
 }
+
+// EndpointsWrite reports a write of a Service's legacy Endpoints object
+// (sync --watch --with-endpoints): "created", "updated" or "deleted".
+func (r *Reporter) EndpointsWrite(service, verb, detail string) {
+	r.writes.Add(1)
+	text := fmt.Sprintf("endpoints %s: %s", service, verb)
+	if detail != "" {
+		text += ": " + detail
+	}
+	r.emit(Event{Type: "endpoints", Service: service, Message: verb + ": " + detail}, text)
+}

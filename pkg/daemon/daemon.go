@@ -68,6 +68,9 @@ func Run(ctx context.Context, cfg Config) error {
 	c := cluster.NewCache(cfg.Client, cfg.Namespace)
 	c.ReadOnly = cfg.Loop == nil
 	c.GroupPods = srv != nil // the webhook reads Pods by group
+	if cfg.Loop != nil && cfg.Loop.WithEndpoints {
+		c.KeepEndpoints = cfg.Loop.Plan.ManagedBy
+	}
 	var lp *loop
 	if cfg.Loop != nil {
 		var err error
