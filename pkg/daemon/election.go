@@ -22,7 +22,7 @@ import (
 // Lease configures leader election among replicas, with
 // kube-controller-manager's meaning for each duration.
 type Lease struct {
-	Name, Namespace                            string
+	Name, Namespace                           string
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 

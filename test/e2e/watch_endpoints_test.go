@@ -66,7 +66,9 @@ func TestWatchKeepsLegacyEndpoints(t *testing.T) {
 	foreign := map[string]string{"hand": endpointsRaw(t, shared, ns, "hand"), "ctl": endpointsRaw(t, shared, ns, "ctl")}
 
 	w := startWatch(t, shared, shared.Kubeconfig, "sync", "--all", "-n", ns, "--watch", "--with-endpoints", "--summary-interval=0")
-	want := func(ready, notReady string) string { return "kubectl-slices: ready " + ready + "; not ready " + notReady }
+	want := func(ready, notReady string) string {
+		return "kubectl-slices: ready " + ready + "; not ready " + notReady
+	}
 	all := strings.Join([]string{ip(0), ip(1), ip(2)}, ",")
 	within(t, "first sync", 10*time.Second, func() bool { return legacyState(t, ns, "web") == want(all, "") })
 	w.waitLine(t, "endpoints "+ns+"/web: created: 3 ready, 0 not ready addresses", 2*time.Second)
