@@ -50,6 +50,11 @@ const FieldManager = "kubectl-slices"
 // for it (release, prune); sync's --write-concurrency sets its own.
 const DefaultWorkers = 16
 
+// DefaultGrace is how long writes in flight may finish after a signal
+// (sync --shutdown-grace): well inside the 5 s a stop is promised in, and
+// long enough for a write the API server has taken to be answered.
+const DefaultGrace = 3 * time.Second
+
 // ErrConflict means a slice changed or vanished since it was read: re-read
 // and re-plan.
 var ErrConflict = errors.New("an EndpointSlice changed while syncing")

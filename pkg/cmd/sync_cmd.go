@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 	"io"
@@ -26,6 +28,8 @@ type SyncOptions struct {
 	// WithEndpoints also writes each Service's legacy v1 Endpoints object.
 	WithEndpoints bool
 	Workers       int
+	// ShutdownGrace is how long writes in flight may finish after a signal.
+	ShutdownGrace time.Duration
 	WatchFlags    WatchFlags
 	Leader        LeaderFlags
 	Webhook       WebhookFlags
@@ -96,6 +100,7 @@ back.
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
 	cmd.Flags().BoolVar(&o.WithEndpoints, "with-endpoints", false, "Also write each Service's v1 Endpoints object as kube-controller-manager's Endpoints controller would (only when absent or written by kubectl-slices)")
 	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
+	cmd.Flags().DurationVar(&o.ShutdownGrace, "shutdown-grace", apply.DefaultGrace, "On Ctrl-C or SIGTERM no new write starts; writes already sent get this long to finish, so that each is reported")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -115,6 +120,9 @@ func (o *SyncOptions) Validate() error {
 	}
 	if o.Workers < 1 {
 		return usageError("--write-concurrency must be at least 1")
+	}
+	if o.ShutdownGrace < 0 {
+		return usageError("--shutdown-grace must not be negative")
 	}
 	if err := o.validateWatch(); err != nil {
 		return err
@@ -144,7 +152,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No Services selected.")
 		return nil
 	}
-	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
+	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers, Grace: o.ShutdownGrace}
 	errStyle := printers.StyleFor(o.Color, o.ErrOut)
 	step, done := printers.Progress(o.ErrOut)
 	if len(targets) == 1 {

@@ -89,7 +89,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		Namespace:       ns,
 		Selector:        labels.Everything(),
 		Plan:            o.Plan.options(),
-		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers},
+		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers, Grace: o.ShutdownGrace},
 		BatchPeriod:     o.WatchFlags.BatchPeriod,
 		Workers:         o.WatchFlags.Workers,
 		SummaryInterval: o.WatchFlags.SummaryInterval,
@@ -137,7 +137,15 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 			cfg.Lease.Namespace = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
 		}
 	}
-	return daemonError(ns, opts.Namespace, daemon.Run(ctx, cfg))
+	err := daemon.Run(ctx, cfg)
+	var ce *daemon.ConfigError
+	var ae *daemon.APIError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &ce) && !errors.As(err, &ae) {
+		// A signal is how the loop is stopped: what it cut short while
+		// starting (a request, the caches filling) is no failure.
+		err = nil
+	}
+	return daemonError(ns, opts.Namespace, err)
 }
 
 // daemonError words an error that stopped the process: its configuration

@@ -169,9 +169,10 @@ func scopeText(ns string) string {
 	return "namespace " + ns
 }
 
-// processNext syncs one Service. Writes run on a context that outlives the
-// signal, so a Service is never left half written on shutdown; a key taken
-// after the signal is dropped unsynced.
+// processNext syncs one Service. On the signal it starts no new write: a
+// Service may be left part written, which the next run completes (sync
+// converges from whatever it finds). A key taken after the signal is dropped
+// unsynced.
 func (c *Controller) processNext(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
@@ -185,15 +186,20 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		return false
 	}
 	c.report.syncs.Add(1)
-	base := context.WithoutCancel(ctx)
-	if c.opts.Abort != nil {
-		base = c.opts.Abort
-	}
-	wctx, cancel := context.WithTimeout(base, 30*time.Second)
+	// A signal, a lost lease or 30 s stop the sync from starting writes;
+	// those already sent get Write.Grace to finish and are reported (a
+	// request on the wire may be made by the server whatever we do).
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	err := c.sync(wctx, key)
+	if c.opts.Abort != nil {
+		defer context.AfterFunc(c.opts.Abort, cancel)()
+	}
+	err := c.sync(sctx, key)
 	c.opts.Metrics.Result(result(err))
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// Cut by the signal: what was written is reported, the rest is
+		// the next run's (the queue is shut down).
 	case err == nil:
 		c.queue.Forget(key)
 	case errors.Is(err, errStale):
@@ -238,10 +244,17 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			return *trig
 		},
 	})
+	// Before record: what we last wrote tells a hand edit from our own.
+	restored := map[string]bool{}
+	for _, u := range out.Result.Updated {
+		if l := out.Plan.Live(u.Name); l != nil && c.slices.EditedElsewhere(l) {
+			restored[u.Name] = true
+		}
+	}
 	c.record(out.Result)
 	c.observe(key, svc, out)
 	if out.Result.Writes() > 0 {
-		c.report.Write(key, out.Plan, out.Result)
+		c.report.Write(key, out.Plan, out.Result, restored)
 	}
 	if out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)

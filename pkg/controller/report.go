@@ -78,10 +78,11 @@ func (r *Reporter) Notice(service, msg string) {
 	r.emit(Event{Type: "notice", Service: service, Message: msg}, text)
 }
 
-// Write reports the writes of one sync and the Pod changes behind them.
-func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result) {
+// Write reports the writes of one sync and the Pod changes behind them;
+// restored names the slices it put back after another writer's edit.
+func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result, restored map[string]bool) {
 	r.count(res)
-	reasons := shorten(Changes(plan), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
+	reasons := shorten(Changes(plan, restored), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
 	r.mu.Lock()
 	delete(r.lastErr, service)
 	r.mu.Unlock()
