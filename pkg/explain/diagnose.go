@@ -87,10 +87,24 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 	}
 	var who []string
 	for _, d := range r.Drift {
-		who = append(who, d.ManagedBy...)
+		for _, mb := range d.ManagedBy {
+			who = append(who, ManagerName(mb))
+		}
 	}
 	return Diagnosis{Summary: fmt.Sprintf("slices of other managers (%s) publish endpoints that are not desired (%s); kubectl-slices never modifies them: fix or delete them, or restart their controller",
 		strings.Join(uniq(who), ", "), counts), Command: fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -L endpointslice.kubernetes.io/managed-by", svc.Namespace, svc.Name)}
+}
+
+// NoManagedBy names, for people, the slices that carry no managed-by label.
+const NoManagedBy = "(no managed-by label)"
+
+// ManagerName is a managed-by value as people read it: an unlabelled slice
+// is named as such, not as an empty string.
+func ManagerName(managedBy string) string {
+	if managedBy == "" {
+		return NoManagedBy
+	}
+	return managedBy
 }
 
 func (r Report) managedBy() string {
@@ -140,7 +154,7 @@ func publishers(ms []Manager) string {
 	var parts []string
 	for _, m := range ms {
 		if m.Slices > 0 {
-			parts = append(parts, fmt.Sprintf("%s publishes %s in %s", m.ManagedBy, plural(m.Endpoints, "endpoint", "endpoints"), plural(m.Slices, "slice", "slices")))
+			parts = append(parts, fmt.Sprintf("%s publishes %s in %s", ManagerName(m.ManagedBy), plural(m.Endpoints, "endpoint", "endpoints"), plural(m.Slices, "slice", "slices")))
 		}
 	}
 	if len(parts) == 0 {

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -104,5 +105,18 @@ func TestDriftKinds(t *testing.T) {
 	r = Build(in, plan, opts)
 	if k := kinds(r); k[Stale] != 1 || r.Diagnosis.Command == "" {
 		t.Errorf("stale: %v %+v", k, r.Diagnosis)
+	}
+}
+
+// A slice with no managed-by label is named as such in the diagnosis, not
+// as an empty manager.
+func TestUnlabelledSliceNamed(t *testing.T) {
+	opts := Options{ManagedBy: reconcile.DefaultManagedBy, MaxEndpointsPerSlice: 100}
+	good1, good2 := ep("10.0.0.1", "web-1", true), ep("10.0.0.2", "web-2", true)
+	in, plan := setup(liveSlice("a", reconcile.DefaultManagedBy, 8080, good1, good2),
+		liveSlice("k", reconcile.ControllerManagedBy, 8080, good1, good2), liveSlice("x", "", 8080, ep("10.0.0.9", "gone", true)))
+	r := Build(in, plan, opts)
+	if !strings.Contains(r.Diagnosis.Summary, "slices of other managers ((no managed-by label))") {
+		t.Errorf("diagnosis %q", r.Diagnosis.Summary)
 	}
 }

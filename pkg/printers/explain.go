@@ -76,7 +76,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	tw = newTable(w)
 	fmt.Fprintln(tw, "  MANAGED-BY\tROLE\tSLICES\tENDPOINTS\tREADY")
 	for _, m := range r.Managers {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\n", m.ManagedBy, m.Role, m.Slices, m.Endpoints, m.Ready)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\n", explain.ManagerName(m.ManagedBy), m.Role, m.Slices, m.Endpoints, m.Ready)
 	}
 	tw.Flush()
 	for _, m := range r.Managers {
@@ -94,7 +94,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 				break
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", st.Yellow(string(d.Kind)), d.Address, orDash(prefixed("pod/", d.Pod)),
-				orDash(strings.Join(d.ManagedBy, ",")), d.Message)
+				orDash(managerNames(d.ManagedBy)), d.Message)
 		}
 		tw.Flush()
 	}
@@ -265,4 +265,12 @@ func uniqStrings(s []string) []string {
 		}
 	}
 	return out
+}
+
+func managerNames(mbs []string) string {
+	names := make([]string, len(mbs))
+	for i, mb := range mbs {
+		names[i] = explain.ManagerName(mb)
+	}
+	return strings.Join(names, ",")
 }
