@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
@@ -24,7 +25,9 @@ type ExplainOptions struct {
 	ShowPods  string
 	Local     bool
 	Filenames []string
-	args      []string
+	// MaxInputSize bounds what --local reads ("64Mi").
+	MaxInputSize string
+	args         []string
 }
 
 func newExplainCommand(root *RootOptions) *cobra.Command {
@@ -72,6 +75,7 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 	cmd.Flags().StringVar(&o.ShowPods, "show-pods", "", "Which Pods to list: all or excluded (default: all up to 50, then counts by reason)")
 	cmd.Flags().BoolVar(&o.Local, "local", false, "Read objects from -f instead of the cluster")
 	cmd.Flags().StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to read with --local")
+	cmd.Flags().StringVar(&o.MaxInputSize, "max-input-size", "64Mi", "With --local: the most bytes read over all -f inputs (a quantity: 64Mi, 1Gi)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("show-pods", cobra.FixedCompletions([]string{"all", "excluded"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -91,6 +95,9 @@ func (o *ExplainOptions) Validate() error {
 	}
 	if o.Local != (len(o.Filenames) > 0) {
 		return usageError("--local and -f go together: --local -f FILE|DIR")
+	}
+	if _, err := o.maxInputBytes(); err != nil {
+		return err
 	}
 	if err := o.Plan.validate(); err != nil {
 		return err
@@ -118,7 +125,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	var defaulted []string
 	var err error
 	if o.Local {
-		in, nsPods, defaulted, err = o.readLocal(name)
+		in, nsPods, defaulted, err = o.readLocal(ctx, name)
 	} else {
 		in, nsPods, err = o.readCluster(ctx, name)
 	}
@@ -188,8 +195,12 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 // the API server would have stored them. Objects without a namespace go to
 // -n's, or the kubeconfig's, or "default" with no kubeconfig; without -n, a
 // Service name that only one namespace of a dump holds is found there.
-func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod, []string, error) {
-	m, err := cluster.ReadManifests(o.Filenames)
+func (o *ExplainOptions) readLocal(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, []string, error) {
+	limit, _ := o.maxInputBytes()
+	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
+	if ctx.Err() != nil {
+		return reconcile.Input{}, nil, nil, interrupted(ctx)
+	}
 	if err != nil {
 		return reconcile.Input{}, nil, nil, usageError("cannot read %v: %v", o.Filenames, err)
 	}
@@ -199,6 +210,9 @@ func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod,
 		ns = "default" // no kubeconfig is needed offline
 	}
 	m.ApplyDefaults(ns)
+	if err := m.Validate(); err != nil {
+		return reconcile.Input{}, nil, nil, usageError("%v: the API server would refuse it", err)
+	}
 	svc := m.Service(ns, name)
 	if svc == nil && !explicit {
 		if found := m.Namespaces(name); len(found) == 1 {
@@ -211,4 +225,13 @@ func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod,
 	}
 	in := m.Input(svc)
 	return in, m.PodsIn(ns), m.Defaulted(svc, in.Pods, in.Slices), nil
+}
+
+// maxInputBytes parses --max-input-size.
+func (o *ExplainOptions) maxInputBytes() (int64, error) {
+	q, err := resource.ParseQuantity(o.MaxInputSize)
+	if err != nil || q.Sign() <= 0 {
+		return 0, usageError("--max-input-size must be a positive size such as 64Mi, got %q", o.MaxInputSize)
+	}
+	return q.Value(), nil
 }
