@@ -104,7 +104,7 @@ func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Int
 				continue
 			}
 			seen[name] = true
-			svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+			svc, err := cluster.Reader{Client: client}.Service(ctx, ns, name)
 			switch {
 			case apierrors.IsNotFound(err):
 				out = append(out, syncer.Target{Namespace: ns, Name: name, Err: err})
