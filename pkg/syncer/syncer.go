@@ -95,9 +95,7 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 			return reconcile.Compute(in, o)
 		}
 	}
-	out.Err = retry.OnError(backoff, func(err error) bool {
-		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
-	}, func() error {
+	attempt := func() error {
 		out.Attempts++
 		if out.Attempts > 1 {
 			// Someone wrote in between: start again from a fresh read.
@@ -136,7 +134,18 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, *opts.Write)
 		out.Result.Add(res)
 		return err
+	}
+	// The last attempt's error is kept here, not taken from OnError, which
+	// reads a context.Canceled as its own wait being interrupted and returns
+	// nil for it: an interrupted Service would be reported as synced.
+	var last error
+	_ = retry.OnError(backoff, func(err error) bool {
+		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
+	}, func() error {
+		last = attempt()
+		return last
 	})
+	out.Err = last
 	return out
 }
 
