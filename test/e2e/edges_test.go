@@ -44,7 +44,7 @@ func sliceNames(t *testing.T, ns string) []string {
 func TestSyncInterruptReportsEveryWrite(t *testing.T) {
 	ns := bigService(t, 3000)
 	w := startWatch(t, shared, shared.Kubeconfig, "sync", "svc/big", "-n", ns, "--max-endpoints-per-slice=2",
-		"--qps=60", "--burst=60", "-o", "name")
+		"-o", "name")
 	within(t, "first slices", 30*time.Second, func() bool { return oursCount(t, shared, ns, "big") >= 100 })
 	code, took := w.stop(t, syscall.SIGINT)
 	got := sliceNames(t, ns)
