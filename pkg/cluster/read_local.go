@@ -168,6 +168,13 @@ func readBounded(ctx context.Context, path string, stdin io.Reader, max int64) (
 			return
 		}
 		var buf bytes.Buffer
+		if st, ok := src.(interface{ Stat() (os.FileInfo, error) }); ok {
+			// A regular file's size is known: one allocation, not a
+			// doubling buffer that peaks at twice the file.
+			if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < max {
+				buf.Grow(int(fi.Size()) + bytes.MinRead)
+			}
+		}
 		n, err := buf.ReadFrom(io.LimitReader(&ctxReader{ctx: ctx, r: src}, max+1))
 		if err == nil && n > max {
 			err = errTooLarge
@@ -225,6 +232,11 @@ type header struct {
 // decode reads every document of one file (YAML or JSON, several
 // documents or a List).
 func (r *localReader) decode(ctx context.Context, source string, data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		// One JSON object (kubectl get -o json): decoded in place, with
+		// no stream buffer and no copy of the document.
+		return r.object(source, t)
+	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
