@@ -54,12 +54,15 @@ type WrongObjectError struct {
 }
 
 func (e *WrongObjectError) Error() string {
-	got := "an object"
-	if e.GotKind != "" {
-		got = "a " + e.GotKind
+	got := ""
+	switch {
+	case e.GotName != "":
+		got = fmt.Sprintf(" (it names %s/%s)", e.GotNamespace, e.GotName)
+	case e.GotKind != "":
+		got = " (a " + e.GotKind + ")"
 	}
-	return fmt.Sprintf("the server returned the wrong kind of object for GET %s/%s in namespace %s: %s named %q in namespace %q; is the kubeconfig's server a Kubernetes API server?",
-		e.Resource, e.Name, e.Namespace, got, e.GotName, e.GotNamespace)
+	return fmt.Sprintf("the server returned the wrong kind of object for GET %s/%s in namespace %s%s; is the kubeconfig's server a Kubernetes API server?",
+		e.Resource, e.Name, e.Namespace, got)
 }
 
 // Load reads everything the planner needs for one Service. A Service without
