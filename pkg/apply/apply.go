@@ -40,6 +40,9 @@ type Options struct {
 	// answer is the only way to report it. 0 cuts writes in flight at once
 	// (their outcome is then unknown and they are not reported).
 	Grace time.Duration
+	// Abort, when not nil and done, cuts writes in flight at once, grace or
+	// not (a lost lease: another replica writes now).
+	Abort context.Context
 }
 
 // FieldManager is the field manager of kubectl-slices' own writes, the
@@ -103,6 +106,11 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 	// whether a write starts.
 	wctx, cancel := graceful(ctx, opts.Grace)
 	defer cancel()
+	if opts.Abort != nil {
+		var stop func()
+		wctx, stop = cutOn(wctx, opts.Abort)
+		defer stop()
+	}
 	var err error
 	if res.Created, err = each(ctx, plan.Create, opts.Workers, func(s *discovery.EndpointSlice) (*discovery.EndpointSlice, error) {
 		return client.Create(wctx, s, metav1.CreateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
@@ -205,6 +213,16 @@ func graceful(ctx context.Context, grace time.Duration) (context.Context, contex
 	return wctx, func() {
 		stop()
 		close(done)
+		cancel(nil)
+	}
+}
+
+// cutOn ends ctx as soon as abort is done.
+func cutOn(ctx, abort context.Context) (context.Context, func()) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(abort, func() { cancel(context.Cause(abort)) })
+	return cctx, func() {
+		stop()
 		cancel(nil)
 	}
 }

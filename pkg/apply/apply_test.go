@@ -245,3 +245,38 @@ func TestApplyInterruptedReportsEveryWriteMade(t *testing.T) {
 		t.Fatalf("%d creates reported, %d made by the server", len(res.Created), made)
 	}
 }
+
+// A done Abort cuts writes in flight at once, whatever the grace.
+func TestApplyAbortCutsWritesInFlight(t *testing.T) {
+	plan := reconcile.Plan{Create: []*discovery.EndpointSlice{slice("web-1", reconcile.DefaultManagedBy)}}
+	plan.Create[0].ResourceVersion = ""
+	srv := &slowServer{madeC: make(chan struct{}, 1)}
+	abort, lose := context.WithCancel(context.Background())
+	o := opts(DryRunNone)
+	o.Grace, o.Abort = time.Hour, abort
+	go func() {
+		<-srv.madeC
+		lose()
+	}()
+	start := time.Now()
+	res, err := Apply(context.Background(), &slowCreate{srv, time.Hour}, &plan, o)
+	if !errors.Is(err, context.Canceled) || res.Writes() != 0 || time.Since(start) > 10*time.Second {
+		t.Fatalf("err %v, %d writes after %v", err, res.Writes(), time.Since(start))
+	}
+}
+
+// slowCreate answers after delay.
+type slowCreate struct {
+	*slowServer
+	delay time.Duration
+}
+
+func (s *slowCreate) Create(ctx context.Context, e *discovery.EndpointSlice, _ metav1.CreateOptions) (*discovery.EndpointSlice, error) {
+	s.madeC <- struct{}{}
+	select {
+	case <-time.After(s.delay):
+		return e, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -85,6 +85,8 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 	if opts.Selector == nil {
 		opts.Selector = labels.Everything()
 	}
+	// A lost lease cuts the writes in flight, where a signal lets them finish.
+	opts.Write.Abort = opts.Abort
 	// As the controller's: per item exponential backoff (here 50 ms to 30 s,
 	// so a Service recovers soon after an API server outage) and an overall
 	// token bucket.
@@ -188,7 +190,8 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	c.report.syncs.Add(1)
 	// A signal, a lost lease or 30 s stop the sync from starting writes;
 	// those already sent get Write.Grace to finish and are reported (a
-	// request on the wire may be made by the server whatever we do).
+	// request on the wire may be made by the server whatever we do), except
+	// on a lost lease, which cuts them (Write.Abort).
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if c.opts.Abort != nil {
