@@ -93,7 +93,7 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "Nothing to prune: %d slices and %d Endpoints objects of %s checked, each belongs to its Service.\n", seen, found.EndpointsSeen, o.ManagedBy)
 		return nil
 	}
-	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: apply.DefaultWorkers}
+	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}
 	suffix := dryRunSuffix(o.DryRun)
 	var res apply.Result
 	if len(orphans) > 0 {

@@ -120,7 +120,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return err
 	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
-		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers}}
+		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}}
 	svcs := make([]*corev1.Service, len(targets))
 	for i, t := range targets {
 		svcs[i] = t.Service // nil when not found
