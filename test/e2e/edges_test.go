@@ -162,3 +162,25 @@ current-context: x
 		t.Fatalf("exit %d after %v, want 0 within 5 s", code, took)
 	}
 }
+
+// A hand edit of one of our slices is put back, and said so: the slice was
+// restored, not a Pod changed.
+func TestWatchSaysHandEditRestored(t *testing.T) {
+	ns := newNamespace(t, shared)
+	mustService(t, shared, service(ns, "web"))
+	mustPods(t, shared, ns, podSpec("web", 0, 44), podSpec("web", 1, 44))
+	w := startWatch(t, shared, shared.Kubeconfig, "sync", "svc/web", "-n", ns, "--watch", "--summary-interval=0")
+	within(t, "first sync", 20*time.Second, func() bool { return oursCount(t, shared, ns, "web") == 1 })
+	w.waitLine(t, "created", 10*time.Second)
+	name := listSlices(t, shared, ns, "web", oursLabel)[0].Name
+	kubectl(t, shared, "patch", "endpointslice", name, "-n", ns, "--type=json",
+		`-p=[{"op":"replace","path":"/endpoints/0/addresses/0","value":"10.99.99.99"}]`).mustCode(t, 0)
+	w.waitLine(t, "endpointslice "+name+" restored", 10*time.Second)
+	if got := endpointAddresses(listSlices(t, shared, ns, "web", oursLabel)); strings.Contains(strings.Join(got, ","), "10.99.99.99") {
+		t.Fatalf("the edit stayed: %v", got)
+	}
+	if strings.Contains(w.output(), "changed") {
+		t.Errorf("the repair is reported as a Pod change:\n%s", w.output())
+	}
+	t.Logf("output:\n%s", w.output())
+}
