@@ -235,7 +235,7 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
 		// One JSON object (kubectl get -o json): decoded in place, with
 		// no stream buffer and no copy of the document.
-		return r.object(source, t)
+		return r.object(source, t, header{})
 	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for i := 0; ; i++ {
@@ -252,7 +252,7 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 		if len(bytes.TrimSpace(doc)) == 0 || string(bytes.TrimSpace(doc)) == "null" {
 			continue
 		}
-		if err := r.object(source, doc); err != nil {
+		if err := r.object(source, doc, header{}); err != nil {
 			return err
 		}
 	}
@@ -274,11 +274,19 @@ func clip(s string) string {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// object decodes one object, expanding a List.
-func (r *localReader) object(source string, raw json.RawMessage) error {
+// object decodes one object, expanding a List. An item of a typed list
+// (PodList, as the API and `kubectl cluster-info dump` write them) may carry
+// no kind and apiVersion: it has those of its list, as given in of.
+func (r *localReader) object(source string, raw json.RawMessage, of header) error {
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return fmt.Errorf("%s: %v in %s", source, clip(err.Error()), clip(string(raw)))
+	}
+	if h.Kind == "" {
+		h.Kind = of.Kind
+	}
+	if h.APIVersion == "" {
+		h.APIVersion = of.APIVersion
 	}
 	if h.Kind == "" {
 		return fmt.Errorf("%s: an object has no kind: %s", source, clip(string(raw)))
@@ -287,8 +295,9 @@ func (r *localReader) object(source string, raw json.RawMessage) error {
 		return fmt.Errorf("%s: a %s has no apiVersion: %s", source, h.Kind, clip(string(raw)))
 	}
 	if strings.HasSuffix(h.Kind, "List") && h.Items != nil {
+		items := header{Kind: strings.TrimSuffix(h.Kind, "List"), APIVersion: h.APIVersion}
 		for _, item := range h.Items {
-			if err := r.object(source, item); err != nil {
+			if err := r.object(source, item, items); err != nil {
 				return err
 			}
 		}

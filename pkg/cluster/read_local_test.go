@@ -160,3 +160,17 @@ func TestFIFOFollowsContext(t *testing.T) {
 		}
 	}
 }
+
+// Items of a typed list (as `kubectl cluster-info dump` writes them) have
+// their list's kind; a List's items need their own.
+func TestTypedListItems(t *testing.T) {
+	p := write(t, t.TempDir(), "pods.json", `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"web-1","namespace":"shop"}}]}`)
+	m, err := ReadManifests(context.Background(), []string{p}, ReadOptions{})
+	if err != nil || len(m.Pods) != 1 || m.Pods[0].Name != "web-1" {
+		t.Fatalf("err %v, pods %v", err, m)
+	}
+	p = write(t, t.TempDir(), "list.json", `{"kind":"List","apiVersion":"v1","items":[{"metadata":{"name":"web-1"}}]}`)
+	if _, err := ReadManifests(context.Background(), []string{p}, ReadOptions{}); err == nil || !strings.Contains(err.Error(), "no kind") {
+		t.Fatalf("err %v", err)
+	}
+}
