@@ -259,17 +259,18 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 }
 
 // clip cuts a message that may echo the input (a whole object, another
-// file's contents through a symlink) to its first 200 bytes.
+// file's contents through a symlink) to its first 200 bytes, on one line.
 func clip(s string) string {
 	const max = 200
-	if len(s) <= max {
-		return s
+	more := ""
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8RuneStart(s[cut]) {
+			cut--
+		}
+		s, more = s[:cut], fmt.Sprintf("... (%d more bytes)", len(s)-cut)
 	}
-	cut := max
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("... (%d more bytes)", len(s)-cut)
+	return strings.Join(strings.Fields(s), " ") + more
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

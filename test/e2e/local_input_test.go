@@ -93,3 +93,21 @@ func TestExplainLocalFIFOInterrupt(t *testing.T) {
 	}
 	t.Logf("SIGINT on a FIFO: exit 130 after %v", took.Round(time.Millisecond))
 }
+
+// A `kubectl cluster-info dump` directory (typed lists whose items carry no
+// kind) is read as the cluster it was dumped from.
+func TestExplainLocalClusterInfoDump(t *testing.T) {
+	ns := newNamespace(t, shared)
+	mustService(t, shared, service(ns, "web"))
+	mustPods(t, shared, ns, podSpec("web", 0, 45), podSpec("web", 1, 45))
+	dir := t.TempDir()
+	r := kubectl(t, shared, "cluster-info", "dump", "--namespaces", ns, "--output-directory", dir)
+	if r.Code != 0 {
+		t.Skipf("cluster-info dump: exit %d %s", r.Code, r.Stderr)
+	}
+	local := slices(t, "explain", "svc/web", "-n", ns, "--local", "-f", dir, "-o", "json")
+	live := slices(t, "explain", "svc/web", "-n", ns, "-o", "json")
+	if local.Code != live.Code || !strings.Contains(local.Stdout, `"matched": 2`) {
+		t.Fatalf("local exit %d, live exit %d\nlocal:\n%s\n%s", local.Code, live.Code, local.Stdout, local.Stderr)
+	}
+}
