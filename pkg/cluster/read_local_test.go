@@ -91,13 +91,17 @@ func TestValidateAsTheAPIServer(t *testing.T) {
 // An error about an object with no kind echoes its first 200 bytes, not
 // the whole object.
 func TestNoKindErrorIsClipped(t *testing.T) {
-	big := "apiVersion: v1\nmetadata: {name: web}\ndata: " + strings.Repeat("x", 1<<20) + "\n"
-	err := readAndValidate(t, big)
-	if err == nil || !strings.Contains(err.Error(), "no kind") {
-		t.Fatalf("err %v", err)
-	}
-	if len(err.Error()) > 400 || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("error of %d bytes: the object is echoed whole, or on several lines", len(err.Error()))
+	for _, big := range []string{
+		"apiVersion: v1\nmetadata: {name: web}\ndata: " + strings.Repeat("x", 1<<20) + "\n",
+		"{\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\"name\": \"web\"},\n  \"data\": \"" + strings.Repeat("x", 1<<20) + "\"\n}\n",
+	} {
+		err := readAndValidate(t, big)
+		if err == nil || !strings.Contains(err.Error(), "no kind") {
+			t.Fatalf("err %v", err)
+		}
+		if len(err.Error()) > 400 || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error of %d bytes: the object is echoed whole, or on several lines: %q", len(err.Error()), err.Error()[:min(len(err.Error()), 300)])
+		}
 	}
 }
 
