@@ -39,7 +39,7 @@ FUZZTIME ?= 10s
 fuzz-short fuzz:
 	$(GO) test ./pkg/reconcile -run '^$$' -fuzz FuzzPlanInvariants -fuzztime $(FUZZTIME)
 
-## mutate: apply each planner mutant of hack/mutants.txt to a temporary copy and
+## mutate: apply each mutant of hack/mutants.txt to a temporary copy and
 ## report which tests kill it; fails if one survives (not part of make test)
 mutate:
 	$(GO) run ./hack/mutate
