@@ -89,6 +89,9 @@ bench-watch-idle: control-plane
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+	@# The planner, explain, mirror and endpoints packages stay pure: no
+	@# client, no I/O, no clock (also enforced by go test ./hack/purity).
+	$(GO) run ./hack/purity
 	cd test && $(GO) vet ./...
 	cd test/upstreamdiff && $(GO) vet ./...
 	$(GO) mod tidy && cd test && $(GO) mod tidy && cd upstreamdiff && $(GO) mod tidy
