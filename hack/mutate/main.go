@@ -86,7 +86,7 @@ func run(list, only, pkg string, timeout time.Duration) error {
 		}
 	}
 	bad := 0
-	fmt.Printf("%-36s %-9s %s\n", "MUTANT", "RESULT", "KILLED BY")
+	fmt.Printf("%-50s %-9s %s\n", "MUTANT", "RESULT", "KILLED BY")
 	for _, m := range mutants {
 		path := filepath.Join(tmp, m.file)
 		orig, err := os.ReadFile(path)
@@ -94,7 +94,7 @@ func run(list, only, pkg string, timeout time.Duration) error {
 			return err
 		}
 		if n := bytes.Count(orig, []byte(m.old)); n != 1 {
-			fmt.Printf("%-36s %-9s the text to replace occurs %d times in %s\n", m.name, "INVALID", n, m.file)
+			fmt.Printf("%-50s %-9s the text to replace occurs %d times in %s\n", m.name, "INVALID", n, m.file)
 			bad++
 			continue
 		}
@@ -108,14 +108,14 @@ func run(list, only, pkg string, timeout time.Duration) error {
 		}
 		switch {
 		case ok:
-			fmt.Printf("%-36s %-9s - (%s)\n", m.name, "SURVIVED", time.Since(start).Round(time.Second))
+			fmt.Printf("%-50s %-9s - (%s)\n", m.name, "SURVIVED", time.Since(start).Round(time.Second))
 			bad++
 		case len(killers) == 0:
 			// No test failed: the mutant did not build, or the run timed out.
-			fmt.Printf("%-36s %-9s %s\n", m.name, "INVALID", firstLine(out))
+			fmt.Printf("%-50s %-9s %s\n", m.name, "INVALID", firstLine(out))
 			bad++
 		default:
-			fmt.Printf("%-36s %-9s %s (%s)\n", m.name, "killed", strings.Join(killers, ", "), time.Since(start).Round(time.Second))
+			fmt.Printf("%-50s %-9s %s (%s)\n", m.name, "killed", strings.Join(killers, ", "), time.Since(start).Round(time.Second))
 		}
 	}
 	if bad > 0 {
