@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -72,7 +73,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 		ready, _ := countReady(plan)
 		f.Kind, f.Command = NoSlices, "kubectl slices sync "+at
 		f.Message = fmt.Sprintf("no EndpointSlices at all although the selector matches %s (%d ready): kube-controller-manager's EndpointSlice controller is likely down",
-			plural(len(plan.Pods), "Pod", "Pods"), ready)
+			english.Plural(len(plan.Pods), "Pod", "Pods"), ready)
 		return []Finding{f}
 	}
 	r := Build(in, plan, o)
@@ -82,7 +83,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 	case len(hb.Ours) > 0 && hb.Current && !hb.Same:
 		f := base
 		f.Kind, f.ManagedBy, f.Slices = HandBack, []string{o.ManagedBy, reconcile.ControllerManagedBy}, names(hb.Ours)
-		f.Message = fmt.Sprintf("kube-controller-manager's slices are current and ours are stale (%s): hand ours back", plural(len(hb.Differences), "difference", "differences"))
+		f.Message = fmt.Sprintf("kube-controller-manager's slices are current and ours are stale (%s): hand ours back", english.Plural(len(hb.Differences), "difference", "differences"))
 		f.Command = "kubectl slices release --force " + at
 		return append(out, f)
 	case len(hb.Ours) > 0 && len(hb.Controller) > 0:
@@ -93,7 +94,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 			f.Command = "kubectl slices release " + at
 		} else {
 			f.Message = fmt.Sprintf("kube-controller-manager is back, but its slices differ from ours in %s: hand ours back once it catches up",
-				plural(len(hb.Differences), "endpoint", "endpoints"))
+				english.Plural(len(hb.Differences), "endpoint", "endpoints"))
 			f.Command = "kubectl slices release --wait " + at
 		}
 		out = append(out, f)
