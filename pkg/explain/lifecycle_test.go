@@ -112,7 +112,7 @@ func TestOrphans(t *testing.T) {
 			t.Errorf("%s: no message", o.Slice.Name)
 		}
 	}
-	want := map[string]OrphanReason{"gone-1": ServiceGone, "ext-1": BecameExternalName, "man-1": SelectorRemoved, "new-1": OwnerMismatch}
+	want := map[string]OrphanReason{"gone-1": ServiceGone, "ext-1": ExternalName, "man-1": NoSelector, "new-1": OwnerMismatch}
 	if len(got) != len(want) {
 		t.Errorf("orphans %v, want %v", got, want)
 	}
