@@ -3,6 +3,7 @@ package testutil
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // EndpointsBuilder builds a v1 Endpoints object.
@@ -19,6 +20,9 @@ func (b *EndpointsBuilder) Label(key, value string) *EndpointsBuilder {
 	return b
 }
 
+// UID sets the UID.
+func (b *EndpointsBuilder) UID(uid string) *EndpointsBuilder { b.e.UID = types.UID(uid); return b }
+
 // ResourceVersion sets the resourceVersion, as if read from the API server.
 func (b *EndpointsBuilder) ResourceVersion(rv string) *EndpointsBuilder {
 	b.e.ResourceVersion = rv
@@ -31,9 +35,10 @@ func (b *EndpointsBuilder) Subset(s corev1.EndpointSubset) *EndpointsBuilder {
 	return b
 }
 
-// Addresses adds a subset of ready and not-ready IPs on one TCP port.
-func (b *EndpointsBuilder) Addresses(port int32, ready []string, notReady ...string) *EndpointsBuilder {
-	s := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Port: port, Protocol: corev1.ProtocolTCP}}}
+// Addresses adds a subset of ready and not-ready IPs on one TCP port (name
+// "" for an unnamed one).
+func (b *EndpointsBuilder) Addresses(name string, port int32, ready []string, notReady ...string) *EndpointsBuilder {
+	s := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Name: name, Port: port, Protocol: corev1.ProtocolTCP}}}
 	for _, ip := range ready {
 		s.Addresses = append(s.Addresses, corev1.EndpointAddress{IP: ip})
 	}

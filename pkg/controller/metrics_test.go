@@ -16,18 +16,14 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 
+	build "github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 func epSlice(name string, port int32, addrs ...string) *discovery.EndpointSlice {
-	s := &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}, AddressType: discovery.AddressTypeIPv4,
-		Ports: []discovery.EndpointPort{{Port: &port}}}
-	for _, a := range addrs {
-		s.Endpoints = append(s.Endpoints, discovery.Endpoint{Addresses: []string{a}})
-	}
-	return s
+	return build.NewSlice("shop", name).Port("", port, corev1.ProtocolTCP).Ready(addrs...).Build()
 }
 
 // Endpoints added and removed come from the slices rewritten, created and
