@@ -20,6 +20,12 @@ func (b *EndpointsBuilder) Label(key, value string) *EndpointsBuilder {
 	return b
 }
 
+// Annotation adds an annotation.
+func (b *EndpointsBuilder) Annotation(key, value string) *EndpointsBuilder {
+	b.e.Annotations = set(b.e.Annotations, key, value)
+	return b
+}
+
 // UID sets the UID.
 func (b *EndpointsBuilder) UID(uid string) *EndpointsBuilder { b.e.UID = types.UID(uid); return b }
 
