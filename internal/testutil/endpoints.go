@@ -20,6 +20,14 @@ func (b *EndpointsBuilder) Label(key, value string) *EndpointsBuilder {
 	return b
 }
 
+// Labels adds every label of m.
+func (b *EndpointsBuilder) Labels(m map[string]string) *EndpointsBuilder {
+	for k, v := range m {
+		b.Label(k, v)
+	}
+	return b
+}
+
 // Annotation adds an annotation.
 func (b *EndpointsBuilder) Annotation(key, value string) *EndpointsBuilder {
 	b.e.Annotations = set(b.e.Annotations, key, value)
