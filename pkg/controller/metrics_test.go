@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -123,9 +122,7 @@ func TestControllerRecordsSyncs(t *testing.T) {
 	svc.Spec.ClusterIP, svc.Spec.IPFamilies = "10.96.0.10", []corev1.IPFamily{corev1.IPv4Protocol}
 	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
 	_ = c.cache.Services.Update(svc)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", Labels: map[string]string{"app": "web"}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	pod := build.NewPod("shop", "web-1").Label("app", "web").IP("10.0.0.1").Build()
 	_ = c.cache.Pods.Add(pod)
 	c.queue.Add("shop/web")
 	if !c.processNext(context.Background()) {
