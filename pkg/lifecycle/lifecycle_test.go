@@ -132,9 +132,7 @@ func TestPruneDeletesOnlyOurOrphans(t *testing.T) {
 // Audit reads through the cache: a Service without slices and an orphan of
 // ours are found, a healthy Service and another manager's slice are not.
 func TestAudit(t *testing.T) {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", Labels: map[string]string{"app": "web"}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	pod := testutil.NewPod("shop", "web-1").Label("app", "web").IP("10.0.0.1").Build()
 	client := fake.NewClientset(svc("web"), pod, slice("gone-1", "gone", reconcile.DefaultManagedBy, true), slice("gone-k", "gone", reconcile.ControllerManagedBy, true))
 	r, err := Audit(context.Background(), client, "shop", reconcile.DefaultOptions())
 	if err != nil {
