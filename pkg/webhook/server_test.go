@@ -177,3 +177,48 @@ func TestCertReloader(t *testing.T) {
 		t.Fatal("a broken pair must not start")
 	}
 }
+
+// The server takes TLS 1.3, and TLS 1.2 only with ECDHE and an AEAD
+// cipher: a client offering only CBC-SHA1 suites (or RSA key exchange) is
+// refused at the handshake.
+func TestServeCipherSuites(t *testing.T) {
+	certFile, keyFile, _ := writePair(t, t.TempDir(), "127.0.0.1", time.Now())
+	certs, err := NewCertReloader(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, http.NotFoundHandler(), certs) }()
+	defer func() { cancel(); <-done }()
+	dial := func(version uint16, suites ...uint16) error {
+		conn, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true,
+			MinVersion: version, MaxVersion: version, CipherSuites: suites})
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	}
+	for _, c := range []struct {
+		name    string
+		version uint16
+		suites  []uint16
+		ok      bool
+	}{
+		{"1.2 CBC-SHA1 only", tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, tls.TLS_RSA_WITH_AES_128_CBC_SHA}, false},
+		{"1.2 RSA key exchange with GCM", tls.VersionTLS12, []uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256}, false},
+		{"1.2 ECDHE-RSA-AES128-GCM", tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}, true},
+		{"1.2 ECDHE-RSA-CHACHA20", tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}, true},
+		{"1.3", tls.VersionTLS13, nil, true},
+		{"1.1", tls.VersionTLS11, nil, false},
+	} {
+		err := dial(c.version, c.suites...)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: handshake error %v, want success %v", c.name, err, c.ok)
+		}
+	}
+}
