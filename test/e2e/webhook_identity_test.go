@@ -111,7 +111,9 @@ func TestWebhookIdentity(t *testing.T) {
 	})
 
 	t.Run("field manager is not an identity", func(t *testing.T) {
-		as := func(args ...string) result { return kubectl(t, cp, append([]string{"--kubeconfig", editor}, args...)...) }
+		as := func(args ...string) result {
+			return kubectl(t, cp, append([]string{"--kubeconfig", editor}, args...)...)
+		}
 		// The Role does allow the write: a slice of another manager is
 		// patched.
 		as("patch", "endpointslice", foreign.Name, "-n", ns, "--type=merge", "-p", `{"metadata":{"labels":{"touched":"yes"}}}`, "--field-manager=kubectl-slices").mustCode(t, 0)
