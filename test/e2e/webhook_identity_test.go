@@ -193,4 +193,28 @@ ports: [{name: http, port: 8080, protocol: TCP}]
 		t.Fatalf("webhook exit code %d:\n%s", code, w.output())
 	}
 	t.Log(w.output())
+
+	// sync --watch serving the webhook, run as the loop's ServiceAccount
+	// with no --allow-user: the API server tells it who it is, and its
+	// own writes pass; the editor's still do not.
+	t.Run("sync --watch allows itself", func(t *testing.T) {
+		sw := startWatch(t, cp, loop, "sync", "--all", "-n", ns, "--watch", "--webhook-addr", addr,
+			"--tls-cert-file", dir+"/tls.crt", "--tls-private-key-file", dir+"/tls.key")
+		sw.waitLine(t, "webhook: our slices may be written by system:serviceaccount:"+loopNS+":"+loopSA+" (this process)", 30*time.Second)
+		sw.waitLine(t, "webhook: caches filled", 30*time.Second)
+		mustPods(t, cp, ns, podSpec("web", 5, 8))
+		within(t, "the loop to publish web-5", 20*time.Second, func() bool {
+			return len(endpointAddresses(listSlices(t, cp, ns, "web", "kubectl-slices"))) == 6
+		})
+		r := kubectl(t, cp, "--kubeconfig", editor, "patch", "endpointslice", ours[0].Name, "-n", ns, "--type=merge", "-p", `{"endpoints":[]}`, "--field-manager=kubectl-slices")
+		if r.Code == 0 || !strings.Contains(r.Stderr, "is not one of them") {
+			t.Errorf("the editor's patch under sync --watch's webhook: code %d\n%s", r.Code, r.Stderr)
+		}
+		if code, _ := sw.stop(t, syscall.SIGTERM); code != 0 {
+			t.Fatalf("sync --watch exit code %d:\n%s", code, sw.output())
+		}
+		if strings.Contains(sw.output(), "denied the request") {
+			t.Errorf("the loop's own writes were refused:\n%s", sw.output())
+		}
+	})
 }
