@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
 // DeployOptions are deploy's typed options.
@@ -126,6 +127,8 @@ func (o *DeployOptions) Validate() error {
 		return usageError("--cert-manager goes with --webhook")
 	case (len(o.AllowUsers) > 0 || len(o.AllowGroups) > 0) && !o.Webhook:
 		return usageError("--allow-user and --allow-group go with --webhook")
+	case webhook.CheckAllowed(o.AllowUsers, o.AllowGroups) != nil:
+		return usageError("%v", webhook.CheckAllowed(o.AllowUsers, o.AllowGroups))
 	case o.Replicas < 1:
 		return usageError("--replicas must be at least 1")
 	case o.HealthPort < 1 || o.HealthPort > 65535:

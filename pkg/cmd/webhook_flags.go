@@ -35,6 +35,9 @@ func (w *WebhookFlags) validate(required bool) error {
 	if w.Addr == "" || w.CertFile == "" || w.KeyFile == "" {
 		return usageError("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
 	}
+	if err := webhook.CheckAllowed(w.AllowUsers, w.AllowGroups); err != nil {
+		return usageError("%v", err)
+	}
 	var err error
 	w.denyOn, err = parseKinds(w.DenyOn)
 	return err

@@ -112,3 +112,31 @@ func describeManager(mgr string) string {
 	}
 	return mgr
 }
+
+// everyone are the groups that hold every user of a kind: allowing one
+// would let anyone with an EndpointSlice Role write our slices, the very
+// thing the guard is for.
+var everyone = map[string]string{
+	"system:authenticated":   "every authenticated user",
+	"system:unauthenticated": "every anonymous request",
+	"system:serviceaccounts": "every ServiceAccount of the cluster",
+}
+
+// CheckAllowed refuses --allow-user and --allow-group values that name no
+// one or everyone.
+func CheckAllowed(users, groups []string) error {
+	for _, u := range users {
+		if u == "" {
+			return fmt.Errorf("--allow-user must name a user, e.g. system:serviceaccount:NS:NAME")
+		}
+	}
+	for _, g := range groups {
+		if g == "" {
+			return fmt.Errorf("--allow-group must name a group, e.g. system:masters")
+		}
+		if who, ok := everyone[g]; ok {
+			return fmt.Errorf("--allow-group %s would let %s write our EndpointSlices; name a narrower group (e.g. system:masters, or your operators' group)", g, who)
+		}
+	}
+	return nil
+}
