@@ -50,7 +50,8 @@ type webhookServer struct {
 
 // listenWebhook loads the certificate and binds the address before the
 // caches or the loop start: a missing file or a taken port is a
-// ConfigError and nothing has run.
+// ConfigError and nothing has run. Then, with AllowSelf, it asks the API
+// server who this process is (one request).
 func listenWebhook(ctx context.Context, client kubernetes.Interface, cfg Webhook, log io.Writer, requests func() int) (*webhookServer, error) {
 	s := &webhookServer{cfg: cfg, log: log, requests: requests}
 	cfg.Handler.Observe = s.stats.Observe
