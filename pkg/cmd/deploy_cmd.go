@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
 // DeployOptions are deploy's typed options.
@@ -20,6 +21,8 @@ type DeployOptions struct {
 	Patch           bool
 	Webhook         bool
 	CertManager     bool
+	AllowUsers      []string
+	AllowGroups     []string
 	Output          string
 }
 
@@ -96,6 +99,8 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
 	f.BoolVar(&o.Patch, "patch", false, "With --sidecar-for: print the strategic-merge patch adding the container, not the RBAC")
 	f.BoolVar(&o.Webhook, "webhook", false, "Also serve the admission webhook: its Service, certificate and ValidatingWebhookConfigurations (cluster mode)")
 	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
+	f.StringSliceVar(&o.AllowUsers, "allow-user", nil, "With --webhook: users besides the loop's ServiceAccount who may write our EndpointSlices (with kubectl slices sync)")
+	f.StringSliceVar(&o.AllowGroups, "allow-group", nil, "With --webhook: groups whose members may write our EndpointSlices (with kubectl slices sync), e.g. system:masters")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
@@ -120,6 +125,10 @@ func (o *DeployOptions) Validate() error {
 		return usageError("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
 	case o.CertManager && !o.Webhook:
 		return usageError("--cert-manager goes with --webhook")
+	case (len(o.AllowUsers) > 0 || len(o.AllowGroups) > 0) && !o.Webhook:
+		return usageError("--allow-user and --allow-group go with --webhook")
+	case webhook.CheckAllowed(o.AllowUsers, o.AllowGroups) != nil:
+		return usageError("%v", webhook.CheckAllowed(o.AllowUsers, o.AllowGroups))
 	case o.Replicas < 1:
 		return usageError("--replicas must be at least 1")
 	case o.HealthPort < 1 || o.HealthPort > 65535:
@@ -166,7 +175,7 @@ func (o *DeployOptions) Run(c *cobra.Command) error {
 				return err
 			}
 		}
-		if objs, err = deploy.WithWebhook(objs, do, tls); err != nil {
+		if objs, err = deploy.WithWebhook(objs, do, tls, deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups}); err != nil {
 			return usageError("%v", err)
 		}
 	}

@@ -123,12 +123,14 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
 	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: requestsMade}
 	if o.Webhook.Addr != "" {
-		// The loop's own writes pass the guard by their field manager.
+		// The loop's own writes pass the guard: its identity (learned at
+		// start) with its field manager.
 		managers := []string{apply.FieldManager}
 		if o.FieldManager != apply.FieldManager {
 			managers = append(managers, o.FieldManager)
 		}
 		cfg.Webhook = o.Webhook.config(o.Plan, managers)
+		cfg.Webhook.AllowSelf = true
 	}
 	if o.Leader.Elect {
 		cfg.Lease = &daemon.Lease{Name: o.Leader.Name, Namespace: o.Leader.Namespace,

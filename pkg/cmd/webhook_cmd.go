@@ -39,11 +39,17 @@ The findings; --deny-on turns chosen ones into denials:
 ` + kindMarkdown + `
 
 /validate/endpointslices refuses a CREATE or UPDATE of an EndpointSlice labelled
-endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by) unless it comes
-from kubectl-slices itself (its field manager, --field-manager, or a user or group named by
---allow-user and --allow-group), and a write that relabels one of our slices to another manager.
-DELETE is always allowed. This guards against accidents (a hand edit the next sync
-would undo), not against a determined admin: the field manager is the client's word.
+endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by), and a write that
+relabels one of our slices to another manager, unless the writer, as the API server
+authenticated it, is allowed (a user named by --allow-user, a member of a group named by
+--allow-group; 'sync --watch' also allows its own user) AND writes with kubectl-slices'
+field manager (--field-manager): anyone can send a field manager, so it never admits a
+writer alone; it tells an allowed writer's sync from a hand edit the next sync would undo.
+DELETE is always allowed.
+
+Service findings name Pods, their labels, owners and ports only to a writer who may list
+Pods in the namespace (a SubjectAccessReview, cached per user and namespace for 30 s,
+10 s when refused); others read the finding without them.
 
 The certificate and key are re-read when the files change, so a rotated certificate is
 served without a restart. Register the paths with a ValidatingWebhookConfiguration

@@ -26,6 +26,11 @@ func TestWebhookUsageErrors(t *testing.T) {
 		{append([]string{"webhook"}, tls...), "load serving certificate /nonexistent/tls.crt"},
 		{append([]string{"sync", "--all"}, tls...), "add --watch, or run 'kubectl slices webhook'"},
 		{[]string{"sync", "--all", "--watch", "--webhook-addr", ":8443"}, "the webhook needs"},
+		{append([]string{"webhook", "--allow-group", "system:authenticated"}, tls...), "--allow-group system:authenticated would let every authenticated user write our EndpointSlices"},
+		{append([]string{"sync", "--all", "--watch", "--allow-group", "system:serviceaccounts"}, tls...), "every ServiceAccount of the cluster"},
+		{append([]string{"webhook", "--allow-user", "alice,,bob"}, tls...), "--allow-user must name a user"},
+		{[]string{"deploy", "--webhook", "--allow-group", "system:unauthenticated"}, "every anonymous request"},
+		{[]string{"deploy", "--allow-group", "ops"}, "--allow-user and --allow-group go with --webhook"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)
