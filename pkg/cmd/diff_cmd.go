@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -51,7 +52,7 @@ code is 0 when nothing would change, 1 when something would, and greater than 1 
 
 // Run prints the diffs; errors take precedence over changes in the exit code.
 func (o *DiffOptions) Run(ctx context.Context) error {
-	defer reportRequests(o.ErrOut)
+	defer cluster.ReportRequests(o.ErrOut)
 	client, targets, err := o.connect(ctx, o.Targets, o.args)
 	if err != nil {
 		return err

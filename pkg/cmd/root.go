@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 )
 
 // RootOptions are the flags every command shares.
@@ -99,7 +101,7 @@ Slices written by any other manager are never modified or deleted.
 func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
 	c.QPS, c.Burst = o.QPS, o.Burst
 	c.UserAgent = fmt.Sprintf("kubectl-slices/%s", Version)
-	c.Wrap(countRequests)
+	c.Wrap(cluster.CountRequests)
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -132,7 +133,7 @@ func (o *SyncOptions) Validate() error {
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
-	defer reportRequests(o.ErrOut)
+	defer cluster.ReportRequests(o.ErrOut)
 	if o.WatchFlags.Watch {
 		return o.runWatch(ctx)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 )
@@ -121,7 +122,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 // runController runs the loop with the in-cluster parts the flags ask for:
 // the health endpoint, leader election, the webhook from the same cache.
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
-	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: requestsMade}
+	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade}
 	if o.Webhook.Addr != "" {
 		// The loop's own writes pass the guard by their field manager.
 		managers := []string{apply.FieldManager}
@@ -131,11 +132,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		cfg.Webhook = o.Webhook.config(o.Plan, managers)
 	}
 	if o.Leader.Elect {
-		cfg.Lease = &daemon.Lease{Name: o.Leader.Name, Namespace: o.Leader.Namespace,
-			LeaseDuration: o.Leader.LeaseDuration, RenewDeadline: o.Leader.RenewDeadline, RetryPeriod: o.Leader.RetryPeriod}
-		if cfg.Lease.Namespace == "" {
-			cfg.Lease.Namespace = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
-		}
+		cfg.Lease = o.Leader.lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
 	}
 	return daemonError(ns, opts.Namespace, daemon.Run(ctx, cfg))
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
@@ -86,7 +87,7 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 		return err
 	}
 	err = daemon.Run(ctx, daemon.Config{Client: client, Namespace: metav1.NamespaceAll,
-		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: requestsMade})
+		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: cluster.RequestsMade})
 	return daemonError(metav1.NamespaceAll, metav1.NamespaceAll, err)
 }
 
