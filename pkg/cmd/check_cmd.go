@@ -12,8 +12,9 @@ import (
 // CheckOptions are check's typed options.
 type CheckOptions struct {
 	*RootOptions
-	Plan   PlanFlags
-	Output string
+	Plan      PlanFlags
+	Output    string
+	namespace string
 }
 
 const checkExitHelp = `Exit codes (as diff):
@@ -60,17 +61,19 @@ cron probe.
   # A cron probe
   kubectl slices check -A >/dev/null || alert "EndpointSlices need repair"`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE: runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: a table)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// Complete resolves the namespace: -n's, the kubeconfig's, or all with -A.
+func (o *CheckOptions) Complete(*cobra.Command, []string) error {
+	var err error
+	o.namespace, err = o.scopeNamespace()
+	return err
 }
 
 // Validate checks the flags before anything is read.
@@ -85,10 +88,11 @@ func (o *CheckOptions) Validate() error {
 
 // Run audits and prints; findings exit 1.
 func (o *CheckOptions) Run(ctx context.Context) error {
-	client, ns, err := o.scope()
+	client, err := o.Clientset()
 	if err != nil {
 		return err
 	}
+	ns := o.namespace
 	report, err := lifecycle.Audit(ctx, client, ns, o.Plan.options())
 	if err != nil {
 		if ctx.Err() != nil {
@@ -97,7 +101,7 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		return describe(ns, "", err)
 	}
 	if o.Output != "" {
-		if err := printData(o.Out, o.Output, report); err != nil {
+		if err := printers.Data(o.Out, o.Output, report); err != nil {
 			return err
 		}
 	} else {

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 )
 
 // completionTimeout bounds every lookup a completion makes: a shell waiting
@@ -166,7 +168,7 @@ func serviceCandidates(names, args []string, prefix string) []string {
 	given := map[string]bool{}
 	if norm, err := normalizeArgs(args); err == nil {
 		for _, n := range norm {
-			given[strings.TrimPrefix(n, "services/")] = true
+			given[n] = true
 		}
 	}
 	bare := len(args) > 0 && serviceTypes[strings.ToLower(args[0])]
@@ -219,4 +221,47 @@ func (o *RootOptions) serviceNames() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// completeWorkloads completes --sidecar-for: the kinds first, then the
+// workloads of that kind in the namespace, from the live cluster.
+func (o *DeployOptions) completeWorkloads(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	kind, _, typed := strings.Cut(prefix, "/")
+	if !typed {
+		return []string{"deploy/", "sts/", "ds/"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	w, err := deploy.ParseWorkload(kind + "/x")
+	client, cerr := o.completionClient()
+	ns, nerr := o.Namespace()
+	if err != nil || cerr != nil || nerr != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	var names []string
+	apps := client.AppsV1()
+	switch w.Resource {
+	case "deployment":
+		l, err := apps.Deployments(ns).List(ctx, metav1.ListOptions{})
+		for i := 0; err == nil && i < len(l.Items); i++ {
+			names = append(names, l.Items[i].Name)
+		}
+	case "statefulset":
+		l, err := apps.StatefulSets(ns).List(ctx, metav1.ListOptions{})
+		for i := 0; err == nil && i < len(l.Items); i++ {
+			names = append(names, l.Items[i].Name)
+		}
+	case "daemonset":
+		l, err := apps.DaemonSets(ns).List(ctx, metav1.ListOptions{})
+		for i := 0; err == nil && i < len(l.Items); i++ {
+			names = append(names, l.Items[i].Name)
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if c := kind + "/" + n; strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
 // DeployOptions are deploy's typed options.
@@ -21,6 +23,10 @@ type DeployOptions struct {
 	Webhook         bool
 	CertManager     bool
 	Output          string
+	// namespace is where the manifests go; ownNamespace says it is
+	// kubectl-slices' own, which cluster mode creates.
+	namespace    string
+	ownNamespace bool
 }
 
 // defaultImage is the image of this build's version; no image is
@@ -79,12 +85,7 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
   # Check the manifests against the API server without applying them
   kubectl slices deploy | kubectl apply --dry-run=server -f -`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c)
-		},
+		RunE: runCommand(o),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Image, "image", defaultImage(), "Container image of kubectl-slices (built from the Dockerfile)")
@@ -130,22 +131,21 @@ func (o *DeployOptions) Validate() error {
 	return nil
 }
 
-// namespace is -n if given; else the kubeconfig's, except in cluster mode,
-// which gets a namespace of its own.
-func (o *DeployOptions) namespace(c *cobra.Command) (string, error) {
+// Complete resolves the namespace: -n if given; else the kubeconfig's,
+// except in cluster mode, which gets a namespace of its own.
+func (o *DeployOptions) Complete(c *cobra.Command, _ []string) error {
 	if f := c.Flag("namespace"); (f == nil || !f.Changed) && o.SidecarFor == "" && !o.NamespaceScoped {
-		return deploy.Name, nil
+		o.namespace, o.ownNamespace = deploy.Name, true
+		return nil
 	}
-	return o.Namespace()
+	var err error
+	o.namespace, err = o.Namespace()
+	return err
 }
 
 // Run prints the manifests.
-func (o *DeployOptions) Run(c *cobra.Command) error {
-	ns, err := o.namespace(c)
-	if err != nil {
-		return err
-	}
-	ownNamespace := ns == deploy.Name && !c.Flag("namespace").Changed
+func (o *DeployOptions) Run(context.Context) error {
+	ns := o.namespace
 	if o.SidecarFor != "" {
 		return o.runSidecar(ns)
 	}
@@ -154,7 +154,7 @@ func (o *DeployOptions) Run(c *cobra.Command) error {
 		scope = deploy.Namespace
 	}
 	do := deploy.Options{Namespace: ns, Image: o.Image, Replicas: o.Replicas, Scope: scope, HealthPort: o.HealthPort,
-		CreateNamespace: ownNamespace && scope == deploy.Cluster}
+		CreateNamespace: o.ownNamespace && scope == deploy.Cluster}
 	objs, err := deploy.Objects(do)
 	if err != nil {
 		return usageError("%v", err)
@@ -162,7 +162,7 @@ func (o *DeployOptions) Run(c *cobra.Command) error {
 	if o.Webhook {
 		tls := deploy.TLS{CertManager: o.CertManager}
 		if !o.CertManager {
-			if tls, err = selfSignedTLS(ns); err != nil {
+			if tls, err = deploy.SelfSignedTLS(ns); err != nil {
 				return err
 			}
 		}
@@ -170,7 +170,7 @@ func (o *DeployOptions) Run(c *cobra.Command) error {
 			return usageError("%v", err)
 		}
 	}
-	return printObjects(o.Out, o.Output, objs)
+	return printers.Data(o.Out, o.Output, objs)
 }
 
 func (o *DeployOptions) runSidecar(ns string) error {
@@ -184,13 +184,13 @@ func (o *DeployOptions) runSidecar(ns string) error {
 		if err != nil {
 			return usageError("%v", err)
 		}
-		return printPatch(o.Out, o.Output, patch)
+		return printers.Data(o.Out, o.Output, patch)
 	}
 	objs, err := deploy.SidecarObjects(so)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if err := printObjects(o.Out, o.Output, objs); err != nil {
+	if err := printers.Data(o.Out, o.Output, objs); err != nil {
 		return err
 	}
 	// stdout is for kubectl apply; the next step goes to stderr.

@@ -15,7 +15,6 @@ type DiffOptions struct {
 	*RootOptions
 	Targets TargetFlags
 	Plan    PlanFlags
-	args    []string
 }
 
 func newDiffCommand(root *RootOptions) *cobra.Command {
@@ -34,26 +33,30 @@ code is 0 when nothing would change, 1 when something would, and greater than 1 
   # Use in scripts: non-zero when any Service in the namespace needs a sync
   kubectl slices diff --all -n shop >/dev/null || echo "drift"`,
 		ValidArgsFunction: root.completeServices,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Plan.validate(); err != nil {
-				return err
-			}
-			if err := o.Targets.validate(args); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	return cmd
 }
 
+// Complete normalises the arguments and resolves the namespace.
+func (o *DiffOptions) Complete(_ *cobra.Command, args []string) error {
+	return o.Targets.complete(o.RootOptions, args)
+}
+
+// Validate checks the flags before anything is read.
+func (o *DiffOptions) Validate() error {
+	if err := o.Plan.validate(); err != nil {
+		return err
+	}
+	return o.Targets.validate(o.AllNamespaces)
+}
+
 // Run prints the diffs; errors take precedence over changes in the exit code.
 func (o *DiffOptions) Run(ctx context.Context) error {
 	defer cluster.ReportRequests(o.ErrOut)
-	client, targets, err := o.connect(ctx, o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
 	}

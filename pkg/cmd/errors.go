@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -120,12 +122,12 @@ func classify(err error) int {
 // describe turns an error about one Service into the one line a user sees:
 // what failed, on which object, and what to do.
 func describe(ns, name string, err error) error {
-	obj := fmt.Sprintf("service %s/%s", ns, name)
+	obj := fmt.Sprintf("service %s/%s", quote(ns), quote(name))
 	switch {
 	case name == "" && ns == "":
 		obj = "services in all namespaces"
 	case name == "":
-		obj = "services in namespace " + ns
+		obj = "services in namespace " + quote(ns)
 	}
 	var nt *apply.NamespaceTerminatingError
 	var status apierrors.APIStatus
@@ -209,6 +211,15 @@ func serverOf(err error) string {
 		return ""
 	}
 	return u.Host
+}
+
+// quote is s as it is when it is plain printable text, else Go-quoted, so
+// that an error naming it stays one line whatever the name holds.
+func quote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func rootCause(err error) error {

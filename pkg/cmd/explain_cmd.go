@@ -2,13 +2,11 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
@@ -24,7 +22,10 @@ type ExplainOptions struct {
 	ShowPods  string
 	Local     bool
 	Filenames []string
-	args      []string
+	// names are the Services named (Validate wants one), namespace is -n's
+	// or the kubeconfig's ("default" offline without a kubeconfig).
+	names     []string
+	namespace string
 }
 
 func newExplainCommand(root *RootOptions) *cobra.Command {
@@ -59,13 +60,7 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
   # Machine-readable (schema kubectl-slices.explain/v1)
   kubectl slices explain svc/web -o json`,
 		ValidArgsFunction: root.completeOneService,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: for people)")
@@ -75,6 +70,26 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("show-pods", cobra.FixedCompletions([]string{"all", "excluded"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// Complete normalises the argument, named as sync names Services (svc/NAME,
+// NAME, svc NAME), and resolves the namespace.
+func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
+	if len(args) > 1 || (len(args) == 1 && !serviceTypes[strings.ToLower(args[0])]) {
+		var err error
+		if o.names, err = normalizeArgs(args); err != nil {
+			return err
+		}
+	}
+	ns, err := o.Namespace()
+	switch {
+	case err != nil && !o.Local:
+		return err
+	case err != nil || ns == "":
+		ns = "default" // no kubeconfig is needed offline
+	}
+	o.namespace = ns
+	return nil
 }
 
 // Validate checks flags and the argument before anything is read.
@@ -95,24 +110,18 @@ func (o *ExplainOptions) Validate() error {
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
-	// Named as sync names Services (svc/NAME, NAME, svc NAME), one only.
-	if len(o.args) == 0 || (len(o.args) == 1 && serviceTypes[strings.ToLower(o.args[0])]) {
+	switch {
+	case len(o.names) == 0:
 		return usageError("name the Service to explain: svc/NAME")
-	}
-	names, err := normalizeArgs(o.args)
-	if err != nil {
-		return err
-	}
-	if len(names) > 1 {
-		return usageError("explain takes one Service, got %d: run it once per Service", len(names))
+	case len(o.names) > 1:
+		return usageError("explain takes one Service, got %d: run it once per Service", len(o.names))
 	}
 	return nil
 }
 
 // Run explains one Service; the exit code says whether it drifts.
 func (o *ExplainOptions) Run(ctx context.Context) error {
-	names, _ := normalizeArgs(o.args)
-	name := names[0][len("services/"):]
+	name := o.names[0]
 	var in reconcile.Input
 	var nsPods []*corev1.Pod
 	var defaulted []string
@@ -135,23 +144,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
 	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted})
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(o.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(report)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(o.Out, string(b))
-	default:
-		if err := printers.Explain(o.Out, printers.StyleFor(o.Color, o.Out), report, printers.ShowPods(o.ShowPods)); err != nil {
-			return err
-		}
+	if o.Output != "" {
+		err = printers.Data(o.Out, o.Output, report)
+	} else {
+		err = printers.Explain(o.Out, printers.StyleFor(o.Color, o.Out), report, printers.ShowPods(o.ShowPods))
+	}
+	if err != nil {
+		return err
 	}
 	if !report.InSync {
 		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
@@ -162,7 +161,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // readCluster reads the Service and its inputs; all Pods of the namespace
 // only if the selector matches none (for near misses).
 func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, error) {
-	client, targets, err := o.connect(ctx, TargetFlags{}, []string{name})
+	client, targets, err := o.connect(ctx, TargetFlags{names: []string{name}, namespace: o.namespace})
 	if err != nil {
 		return reconcile.Input{}, nil, err
 	}
@@ -194,10 +193,7 @@ func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod,
 		return reconcile.Input{}, nil, nil, usageError("cannot read %v: %v", o.Filenames, err)
 	}
 	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
-	ns, err := o.Namespace()
-	if err != nil || ns == "" {
-		ns = "default" // no kubeconfig is needed offline
-	}
+	ns := o.namespace
 	m.ApplyDefaults(ns)
 	svc := m.Service(ns, name)
 	if svc == nil && !explicit {

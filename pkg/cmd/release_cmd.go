@@ -23,7 +23,7 @@ type ReleaseOptions struct {
 	DryRun    apply.DryRun
 	Force     bool
 	Wait      time.Duration
-	args      []string
+	wait      string
 }
 
 // releasePoll is how often --wait re-reads a Service's slices.
@@ -42,7 +42,6 @@ const releaseExitHelp = `Exit codes:
 
 func newReleaseCommand(root *RootOptions) *cobra.Command {
 	o := &ReleaseOptions{RootOptions: root}
-	var dryRun, wait string
 	cmd := &cobra.Command{
 		Use:   "release (svc/NAME ... | -l SELECTOR | --all) [--wait[=TIMEOUT]]",
 		Short: "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
@@ -74,29 +73,28 @@ touched.
   # Every Service of every namespace; show what would be deleted
   kubectl slices release --all -A --dry-run=client`,
 		ValidArgsFunction: root.completeServices,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.DryRun = args, apply.DryRun(dryRun)
-			if wait != "" {
-				d, err := time.ParseDuration(wait)
-				if err != nil || d <= 0 {
-					return usageError("--wait must be a positive duration such as 90s or 5m, got %q", wait)
-				}
-				o.Wait = d
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to hand back")
-	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" deletes; "client" sends nothing; "server" sends each delete with dryRun=All`)
+	addDryRunFlag(cmd, &o.DryRun, "deletes", "each delete")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete our slices even when kube-controller-manager's differ from them or are missing")
-	cmd.Flags().StringVar(&wait, "wait", "", "Wait until kube-controller-manager's slices publish what ours do (alone: 5m; or a duration)")
+	cmd.Flags().StringVar(&o.wait, "wait", "", "Wait until kube-controller-manager's slices publish what ours do (alone: 5m; or a duration)")
 	cmd.Flags().Lookup("wait").NoOptDefVal = "5m"
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// Complete normalises the arguments, resolves the namespace and parses
+// --wait.
+func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
+	if o.wait != "" {
+		d, err := time.ParseDuration(o.wait)
+		if err != nil || d <= 0 {
+			return usageError("--wait must be a positive duration such as 90s or 5m, got %q", o.wait)
+		}
+		o.Wait = d
+	}
+	return o.Targets.complete(o.RootOptions, args)
 }
 
 // Validate checks the flags before anything is read.
@@ -104,18 +102,18 @@ func (o *ReleaseOptions) Validate() error {
 	if err := validateDryRun(o.DryRun); err != nil {
 		return err
 	}
-	if o.ManagedBy == "" {
-		return usageError("--managed-by must not be empty")
+	if err := validateManagedBy(o.ManagedBy); err != nil {
+		return err
 	}
 	if err := forceNeeded(o.ManagedBy); err != nil {
 		return usageError("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
 	}
-	return o.Targets.validate(o.args)
+	return o.Targets.validate(o.AllNamespaces)
 }
 
 // Run releases each selected Service, several at once.
 func (o *ReleaseOptions) Run(ctx context.Context) error {
-	client, targets, err := o.connect(ctx, o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
 	}
@@ -155,7 +153,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 			if !out.Endpoints.Ours {
 				untouched++
 			}
-			if len(o.args) > 0 {
+			if len(o.Targets.names) > 0 {
 				fmt.Fprintf(o.Out, "%s: no slices of %s to release\n", st.Bold("service "+t.Namespace+"/"+t.Name), o.ManagedBy)
 			}
 		default:
@@ -167,7 +165,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 				refused++
 			}
 			fmt.Fprintf(o.ErrOut, "%s endpoints %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, ep.Refused)
-		} else if ep.Ours || (ep.TakenOver && len(o.args) > 0) {
+		} else if ep.Ours || (ep.TakenOver && len(o.Targets.names) > 0) {
 			if ep.Ours && len(out.Judgement.Ours) == 0 && out.Refused == "" {
 				released++
 			}
@@ -176,7 +174,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		runs = append(runs, run)
 	}
 	printers.Failures(o.ErrOut, errStyle, runs)
-	if len(o.args) == 0 {
+	if len(o.Targets.names) == 0 {
 		fmt.Fprintf(o.ErrOut, "%d released, %d refused, %d without slices of %s.\n", released, refused, untouched, o.ManagedBy)
 	}
 	if err := exitFor(runs); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -82,6 +83,9 @@ Slices written by any other manager are never modified or deleted.
 		if o.QPS <= 0 || o.Burst <= 0 {
 			return usageError("--qps and --burst must be positive")
 		}
+		if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
+			return validNamespace(*ns)
+		}
 		return nil
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -134,7 +138,16 @@ func (o *RootOptions) Namespace() (string, error) {
 	if err != nil {
 		return "", usageError("cannot load kubeconfig: %v", err)
 	}
-	return ns, nil
+	return ns, validNamespace(ns)
+}
+
+// validNamespace refuses a namespace no object can be in (-n 'BAD NS'), as
+// a usage error before any request.
+func validNamespace(ns string) error {
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return usageError("%q is not a valid namespace: %s", ns, errs[0])
+	}
+	return nil
 }
 
 // setupLogging keeps client-go's logs (retries, discovery errors) off the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -26,8 +28,17 @@ func (p PlanFlags) validate() error {
 	if p.MaxEndpoints < 1 || p.MaxEndpoints > reconcile.MaxEndpointsPerSliceLimit {
 		return usageError("--max-endpoints-per-slice must be between 1 and %d, got %d", reconcile.MaxEndpointsPerSliceLimit, p.MaxEndpoints)
 	}
-	if p.ManagedBy == "" {
+	return validateManagedBy(p.ManagedBy)
+}
+
+// validateManagedBy checks a --managed-by value as the API server checks a
+// label value, so a bad one is a usage error before any request.
+func validateManagedBy(v string) error {
+	if v == "" {
 		return usageError("--managed-by must not be empty")
+	}
+	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+		return usageError("--managed-by %q is not a valid label value: %s", v, errs[0])
 	}
 	return nil
 }

@@ -30,7 +30,6 @@ type SyncOptions struct {
 	WatchFlags    WatchFlags
 	Leader        LeaderFlags
 	Webhook       WebhookFlags
-	args          []string
 	// changed reports whether a flag was set on the command line.
 	changed func(string) bool
 }
@@ -47,7 +46,6 @@ func addTargetFlags(cmd *cobra.Command, t *TargetFlags) {
 
 func newSyncCommand(root *RootOptions) *cobra.Command {
 	o := &SyncOptions{RootOptions: root}
-	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "sync (svc/NAME ... | -l SELECTOR | --all)",
 		Short: "Write a Service's EndpointSlices as kube-controller-manager would",
@@ -78,36 +76,33 @@ back.
   # probes and Prometheus metrics on :8080
   kubectl slices sync --all -A --watch --leader-elect --health-addr :8080`,
 		ValidArgsFunction: root.completeServices,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.DryRun, o.changed = args, apply.DryRun(dryRun), c.Flags().Changed
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	addWatchFlags(cmd, &o.WatchFlags)
 	addLeaderFlags(cmd, &o.Leader)
 	addWebhookFlags(cmd, &o.Webhook)
-	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
+	addDryRunFlag(cmd, &o.DryRun, "writes", "every write")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", apply.FieldManager, "Field manager recorded on written slices")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
 	cmd.Flags().BoolVar(&o.WithEndpoints, "with-endpoints", false, "Also write each Service's v1 Endpoints object as kube-controller-manager's Endpoints controller would (only when absent or written by kubectl-slices)")
-	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().IntVar(&o.Workers, "write-concurrency", apply.DefaultWorkers, "Writes in flight at once for one Service")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
+// Complete normalises the arguments and resolves the namespace.
+func (o *SyncOptions) Complete(c *cobra.Command, args []string) error {
+	o.changed = c.Flags().Changed
+	return o.Targets.complete(o.RootOptions, args)
+}
+
 // Validate checks every flag before anything is read.
 func (o *SyncOptions) Validate() error {
-	switch o.DryRun {
-	case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
-	default:
-		return usageError(`--dry-run must be "none", "client" or "server", got %q`, o.DryRun)
+	if err := validateDryRun(o.DryRun); err != nil {
+		return err
 	}
 	switch o.Output {
 	case "", "json", "yaml", "name":
@@ -128,7 +123,7 @@ func (o *SyncOptions) Validate() error {
 			return err
 		}
 	}
-	return o.Targets.validate(o.args)
+	return o.Targets.validate(o.AllNamespaces)
 }
 
 // Run syncs each selected Service; one failure does not stop the others.
@@ -137,7 +132,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if o.WatchFlags.Watch {
 		return o.runWatch(ctx)
 	}
-	client, targets, err := o.connect(ctx, o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
 	}

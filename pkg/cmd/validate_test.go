@@ -45,13 +45,13 @@ func TestUsageErrors(t *testing.T) {
 
 func TestNormalizeArgs(t *testing.T) {
 	got, err := normalizeArgs([]string{"svc/a", "service/b", "c", "Services/d"})
-	if err != nil || !reflect.DeepEqual(got, []string{"services/a", "services/b", "services/c", "services/d"}) {
+	if err != nil || !reflect.DeepEqual(got, []string{"a", "b", "c", "d"}) {
 		t.Errorf("%v %v", got, err)
 	}
 	if got, err := normalizeArgs([]string{"svc", "a", "b"}); err != nil || len(got) != 2 {
 		t.Errorf("svc NAME NAME: %v %v", got, err)
 	}
-	for _, bad := range [][]string{{"pods/x"}, {"svc/"}, {"svc/a/b"}, {"svc"}} {
+	for _, bad := range [][]string{{"pods/x"}, {"svc/"}, {"svc/a/b"}, {"svc"}, {"svc/.."}, {"svc/Web"}, {"svc/a\nb"}} {
 		if _, err := normalizeArgs(bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
 // Build information, set by `make build` and `make dist` with
@@ -115,18 +116,8 @@ func serverVersion(ctx context.Context, root *RootOptions) (*version.Info, error
 
 func printVersion(root *RootOptions, output string, r versionReport) error {
 	switch output {
-	case "json":
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(root.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(r)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(root.Out, string(b))
+	case "json", "yaml":
+		return printers.Data(root.Out, output, r)
 	default:
 		ci := r.ClientVersion
 		fmt.Fprintf(root.Out, "Client Version: %s\n", ci.GitVersion)

@@ -82,10 +82,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
+	ns := o.Targets.namespace
 	opts := controller.Options{
 		Namespace:       ns,
 		Selector:        labels.Everything(),
@@ -100,14 +97,10 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if o.AllNamespaces {
 		opts.Namespace = metav1.NamespaceAll
 	}
-	names, err := normalizeArgs(o.args)
-	if err != nil {
-		return err
-	}
-	if len(names) > 0 {
+	if len(o.Targets.names) > 0 {
 		opts.Names = map[string]bool{}
-		for _, n := range names {
-			opts.Names[ns+"/"+n[len("services/"):]] = true
+		for _, n := range o.Targets.names {
+			opts.Names[ns+"/"+n] = true
 		}
 		opts.Namespace = ns
 	}

@@ -60,23 +60,29 @@ same flags to serve the webhook from the watch loop's cache.`,
   # Keep slices current and serve the webhook from one process
   kubectl slices sync --all -A --watch --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := o.Webhook.validate(true); err != nil {
-				return err
-			}
-			if err := o.Plan.validate(); err != nil {
-				return err
-			}
-			if slices.Contains(o.FieldManagers, "") || len(o.FieldManagers) == 0 {
-				return usageError("--field-manager must name a field manager")
-			}
-			return o.Run(c.Context())
-		},
+		RunE: runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	addWebhookFlags(cmd, &o.Webhook)
 	cmd.Flags().StringSliceVar(&o.FieldManagers, "field-manager", []string{apply.FieldManager}, "Field managers of kubectl-slices' own writes (sync --field-manager), allowed to write our EndpointSlices")
 	return cmd
+}
+
+// Complete has nothing to fill in: the webhook watches every namespace.
+func (o *WebhookOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the flags before anything is read or served.
+func (o *WebhookOptions) Validate() error {
+	if err := o.Webhook.validate(true); err != nil {
+		return err
+	}
+	if err := o.Plan.validate(); err != nil {
+		return err
+	}
+	if slices.Contains(o.FieldManagers, "") || len(o.FieldManagers) == 0 {
+		return usageError("--field-manager must name a field manager")
+	}
+	return nil
 }
 
 // Run fills a read-only informer cache of every namespace and serves the
