@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 
@@ -103,7 +104,17 @@ func serverVersion(ctx context.Context, root *RootOptions) (*version.Info, error
 	if err != nil {
 		return nil, err
 	}
-	body, err := client.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	rc := client.Discovery().RESTClient()
+	if rc == nil || reflect.ValueOf(rc).IsNil() {
+		// A client without a REST transport (a fake clientset): its
+		// discovery answers at once, with nothing to cancel.
+		info, err := client.Discovery().ServerVersion()
+		if err != nil {
+			return nil, describeCluster(err)
+		}
+		return info, nil
+	}
+	body, err := rc.Get().AbsPath("/version").Do(ctx).Raw()
 	if err != nil {
 		return nil, describeCluster(err)
 	}
