@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
@@ -81,7 +82,7 @@ func (o *CheckOptions) Validate() error {
 	switch o.Output {
 	case "", "json", "yaml":
 	default:
-		return usageError("-o must be json or yaml, got %q", o.Output)
+		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
 	}
 	return o.Plan.validate()
 }
@@ -96,9 +97,9 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 	report, err := lifecycle.Audit(ctx, client, ns, o.Plan.options())
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted(ctx)
+			return exit.FromSignal(ctx)
 		}
-		return describe(ns, "", err)
+		return exit.Describe(ns, "", err)
 	}
 	if o.Output != "" {
 		if err := printers.Data(o.Out, o.Output, report); err != nil {
@@ -108,7 +109,7 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		printers.Check(o.Out, printers.StyleFor(o.Color, o.Out), report)
 	}
 	if !report.Healthy {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }

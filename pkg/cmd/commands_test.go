@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -161,7 +162,7 @@ func TestSyncCommand(t *testing.T) {
 	want := selectedIPs(objs, "web")
 
 	r := runFake(t, objs, "sync", "svc/web", "-n", testNS)
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	got := slicesOf(t, r.Client, "web")
 	if len(got) != 1 || !sameStrings(got[reconcile.DefaultManagedBy], want) {
 		t.Errorf("slices after sync: %v, want only ours publishing %v", got, want)
@@ -170,21 +171,21 @@ func TestSyncCommand(t *testing.T) {
 	// Run again on the same cluster: nothing to write.
 	client := r.Client
 	before := writes(client)
-	mustCode(t, runOn(t, context.Background(), client, "sync", "svc/web", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, context.Background(), client, "sync", "svc/web", "-n", testNS), exit.OK)
 	if n := writes(client) - before; n != 0 {
 		t.Errorf("a second sync of an unchanged cluster made %d writes", n)
 	}
 
 	r = runFake(t, objs, "sync", "svc/web", "-n", testNS, "--dry-run=client", "-o", "name")
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if writes(r.Client) != 0 || len(slicesOf(t, r.Client, "web")) != 0 || !strings.Contains(r.Out, "created (dry run)") {
 		t.Errorf("--dry-run=client wrote %d times; stdout %q", writes(r.Client), r.Out)
 	}
 
-	mustCode(t, runFake(t, objs, "sync", "svc/nope", "-n", testNS), ExitNotFound)
+	mustCode(t, runFake(t, objs, "sync", "svc/nope", "-n", testNS), exit.NotFound)
 	// One Service synced, one missing: exit 1, and the one synced.
 	r = runFake(t, objs, "sync", "svc/web", "svc/nope", "-n", testNS)
-	mustCode(t, r, ExitChanges)
+	mustCode(t, r, exit.Changes)
 	if got := slicesOf(t, r.Client, "web"); !sameStrings(got[reconcile.DefaultManagedBy], want) {
 		t.Errorf("web not synced beside a missing Service: %v", got)
 	}
@@ -193,7 +194,7 @@ func TestSyncCommand(t *testing.T) {
 	generateNames(client)
 	refuse(client, "create", "endpointslices", forbidden("create", "endpointslices"))
 	r = runOn(t, context.Background(), client, "sync", "svc/web", "-n", testNS)
-	mustCode(t, r, ExitAPI)
+	mustCode(t, r, exit.API)
 	if !strings.Contains(r.ErrOut, "forbidden: cannot create endpointslices.discovery.k8s.io in namespace shop") || len(slicesOf(t, client, "web")) != 0 {
 		t.Errorf("forbidden create: stderr %q", r.ErrOut)
 	}
@@ -201,7 +202,7 @@ func TestSyncCommand(t *testing.T) {
 	client = fake.NewClientset(objs...)
 	generateNames(client)
 	refuse(client, "create", "endpointslices", apierrors.NewConflict(schema.GroupResource{Group: discovery.GroupName, Resource: "endpointslices"}, "", errorString("changed")))
-	mustCode(t, runOn(t, context.Background(), client, "sync", "svc/web", "-n", testNS), ExitConflicts)
+	mustCode(t, runOn(t, context.Background(), client, "sync", "svc/web", "-n", testNS), exit.Conflicts)
 }
 
 // Bad input is a usage error (exit 2) found before any request: the fake
@@ -242,7 +243,7 @@ func TestUsageErrorsMakeNoRequest(t *testing.T) {
 		if r.Err != nil {
 			msg = r.Err.Error()
 		}
-		if r.Code() != ExitUsage || len(r.Client.Actions()) != 0 || strings.Contains(msg, "\n") {
+		if r.Code() != exit.Usage || len(r.Client.Actions()) != 0 || strings.Contains(msg, "\n") {
 			t.Errorf("%q: exit %d after %d requests, error %q; want exit 2, no request, one line", args, r.Code(), len(r.Client.Actions()), msg)
 		}
 	}
@@ -251,10 +252,10 @@ func TestUsageErrorsMakeNoRequest(t *testing.T) {
 // A name that is no Service name is quoted, so the error stays one line.
 func TestServiceNameQuotedInErrors(t *testing.T) {
 	r := runFake(t, nil, "sync", "svc/a\nb", "-n", testNS)
-	if r.Code() != ExitUsage || !strings.Contains(r.Err.Error(), `"svc/a\nb"`) || strings.Contains(r.Err.Error(), "\n") {
+	if r.Code() != exit.Usage || !strings.Contains(r.Err.Error(), `"svc/a\nb"`) || strings.Contains(r.Err.Error(), "\n") {
 		t.Errorf("exit %d, error %q", r.Code(), r.Err)
 	}
-	if got := describe("ns", "a\nb", apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, "a\nb")).Error(); strings.Contains(got, "\n") || !strings.Contains(got, `"a\nb"`) {
+	if got := exit.Describe("ns", "a\nb", apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, "a\nb")).Error(); strings.Contains(got, "\n") || !strings.Contains(got, `"a\nb"`) {
 		t.Errorf("describe: %q", got)
 	}
 }
@@ -262,7 +263,7 @@ func TestServiceNameQuotedInErrors(t *testing.T) {
 func TestDiffCommand(t *testing.T) {
 	objs := webCluster()
 	r := runFake(t, objs, "diff", "svc/web", "-n", testNS)
-	mustCode(t, r, ExitChanges)
+	mustCode(t, r, exit.Changes)
 	for _, ip := range selectedIPs(objs, "web") {
 		if !strings.Contains(r.Out, ip) {
 			t.Errorf("the diff does not add %s:\n%s", ip, r.Out)
@@ -271,52 +272,52 @@ func TestDiffCommand(t *testing.T) {
 	if writes(r.Client) != 0 {
 		t.Errorf("diff wrote")
 	}
-	mustCode(t, runOn(t, context.Background(), r.Client, "sync", "svc/web", "-n", testNS), ExitOK)
-	mustCode(t, runOn(t, context.Background(), r.Client, "diff", "svc/web", "-n", testNS), ExitOK)
-	mustCode(t, runFake(t, objs, "diff", "svc/nope", "-n", testNS), ExitNotFound)
+	mustCode(t, runOn(t, context.Background(), r.Client, "sync", "svc/web", "-n", testNS), exit.OK)
+	mustCode(t, runOn(t, context.Background(), r.Client, "diff", "svc/web", "-n", testNS), exit.OK)
+	mustCode(t, runFake(t, objs, "diff", "svc/nope", "-n", testNS), exit.NotFound)
 
 	client := fake.NewClientset(objs...)
 	refuse(client, "list", "pods", forbidden("list", "pods"))
-	mustCode(t, runOn(t, context.Background(), client, "diff", "svc/web", "-n", testNS), ExitAPI)
+	mustCode(t, runOn(t, context.Background(), client, "diff", "svc/web", "-n", testNS), exit.API)
 }
 
 func TestExplainCommand(t *testing.T) {
 	objs := webCluster()
 	r := runFake(t, objs, "explain", "svc/web", "-n", testNS)
-	mustCode(t, r, ExitChanges) // no slices yet: drift
+	mustCode(t, r, exit.Changes) // no slices yet: drift
 	for _, p := range []string{"web-1", "web-2"} {
 		if !strings.Contains(r.Out, p) {
 			t.Errorf("explain does not name Pod %s:\n%s", p, r.Out)
 		}
 	}
-	mustCode(t, runOn(t, context.Background(), r.Client, "sync", "svc/web", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, context.Background(), r.Client, "sync", "svc/web", "-n", testNS), exit.OK)
 	r = runOn(t, context.Background(), r.Client, "explain", "svc/web", "-n", testNS, "-o", "json")
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if !strings.HasPrefix(r.Out, "{") || !strings.Contains(r.Out, `"10.0.0.1"`) {
 		t.Errorf("explain -o json:\n%s", r.Out)
 	}
-	mustCode(t, runFake(t, objs, "explain", "svc/nope", "-n", testNS), ExitNotFound)
+	mustCode(t, runFake(t, objs, "explain", "svc/nope", "-n", testNS), exit.NotFound)
 	client := fake.NewClientset(objs...)
 	refuse(client, "get", "services", forbidden("get", "services"))
-	mustCode(t, runOn(t, context.Background(), client, "explain", "svc/web", "-n", testNS), ExitAPI)
+	mustCode(t, runOn(t, context.Background(), client, "explain", "svc/web", "-n", testNS), exit.API)
 }
 
 func TestCheckCommand(t *testing.T) {
 	objs := webCluster()
 	r := runFake(t, objs, "check", "-n", testNS)
-	mustCode(t, r, ExitChanges) // web has no slices at all
+	mustCode(t, r, exit.Changes) // web has no slices at all
 	if !strings.Contains(r.Out, "NoSlices") {
 		t.Errorf("check does not report NoSlices:\n%s", r.Out)
 	}
-	mustCode(t, runOn(t, context.Background(), r.Client, "sync", "svc/web", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, context.Background(), r.Client, "sync", "svc/web", "-n", testNS), exit.OK)
 	r = runOn(t, context.Background(), r.Client, "check", "-n", testNS, "-o", "yaml")
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if writes(r.Client) != 1 { // sync's one create
 		t.Errorf("check wrote")
 	}
 	client := fake.NewClientset(objs...)
 	refuse(client, "list", "services", forbidden("list", "services"))
-	mustCode(t, runOn(t, context.Background(), client, "check", "-n", testNS), ExitAPI)
+	mustCode(t, runOn(t, context.Background(), client, "check", "-n", testNS), exit.API)
 }
 
 func TestReleaseCommand(t *testing.T) {
@@ -326,27 +327,27 @@ func TestReleaseCommand(t *testing.T) {
 	generateNames(client)
 	ctx := context.Background()
 	// Ours alone: the controller has not caught up, release refuses.
-	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), exit.OK)
 	r := runOn(t, ctx, client, "release", "svc/web", "-n", testNS)
-	mustCode(t, r, ExitChanges)
+	mustCode(t, r, exit.Changes)
 	if got := slicesOf(t, client, "web"); !sameStrings(got[reconcile.DefaultManagedBy], want) {
 		t.Errorf("a refused release changed our slices: %v", got)
 	}
 	// The controller's slices publish the same: release deletes ours only.
-	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS, "--managed-by", reconcile.ControllerManagedBy, "--force"), ExitOK)
-	mustCode(t, runOn(t, ctx, client, "release", "svc/web", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS, "--managed-by", reconcile.ControllerManagedBy, "--force"), exit.OK)
+	mustCode(t, runOn(t, ctx, client, "release", "svc/web", "-n", testNS), exit.OK)
 	got := slicesOf(t, client, "web")
 	if len(got) != 1 || !sameStrings(got[reconcile.ControllerManagedBy], want) {
 		t.Errorf("after release: %v, want only the controller's publishing %v", got, want)
 	}
-	mustCode(t, runFake(t, objs, "release", "svc/nope", "-n", testNS), ExitNotFound)
+	mustCode(t, runFake(t, objs, "release", "svc/nope", "-n", testNS), exit.NotFound)
 
 	client = fake.NewClientset(objs...)
 	generateNames(client)
-	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), ExitOK)
-	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS, "--managed-by", reconcile.ControllerManagedBy, "--force"), ExitOK)
+	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), exit.OK)
+	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS, "--managed-by", reconcile.ControllerManagedBy, "--force"), exit.OK)
 	refuse(client, "delete", "endpointslices", forbidden("delete", "endpointslices"))
-	mustCode(t, runOn(t, ctx, client, "release", "svc/web", "-n", testNS), ExitAPI)
+	mustCode(t, runOn(t, ctx, client, "release", "svc/web", "-n", testNS), exit.API)
 }
 
 func TestPruneCommand(t *testing.T) {
@@ -354,9 +355,9 @@ func TestPruneCommand(t *testing.T) {
 	client := fake.NewClientset(objs...)
 	generateNames(client)
 	ctx := context.Background()
-	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), exit.OK)
 	r := runOn(t, ctx, client, "prune", "-n", testNS)
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if len(slicesOf(t, client, "web")) != 1 || !strings.Contains(r.Out, "Nothing to prune") {
 		t.Errorf("prune deleted the slices of a live Service: %v\n%s", slicesOf(t, client, "web"), r.Out)
 	}
@@ -364,41 +365,41 @@ func TestPruneCommand(t *testing.T) {
 	if err := client.CoreV1().Services(testNS).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS, "--dry-run=client"), ExitOK)
+	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS, "--dry-run=client"), exit.OK)
 	if len(slicesOf(t, client, "web")) != 1 {
 		t.Errorf("prune --dry-run=client deleted")
 	}
-	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS), ExitOK)
+	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS), exit.OK)
 	if got := slicesOf(t, client, "web"); len(got) != 0 {
 		t.Errorf("after prune: %v, want none", got)
 	}
 	client = fake.NewClientset(objs...)
 	refuse(client, "list", "endpointslices", forbidden("list", "endpointslices"))
-	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS), ExitAPI)
+	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS), exit.API)
 }
 
 func TestDeployCommand(t *testing.T) {
 	r := runFake(t, nil, "deploy", "--namespace-scoped", "-n", testNS, "-o", "json")
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if len(r.Client.Actions()) != 0 || !strings.Contains(r.Out, `"kind": "List"`) || !strings.Contains(r.Out, `"namespace": "`+testNS+`"`) {
 		t.Errorf("deploy made %d requests; stdout:\n%.400s", len(r.Client.Actions()), r.Out)
 	}
 	r = runFake(t, nil, "deploy", "--sidecar-for", "deploy/web", "-n", testNS, "--patch")
-	mustCode(t, r, ExitOK)
-	mustCode(t, runFake(t, nil, "deploy", "--sidecar-for", "pod/web", "-n", testNS), ExitUsage)
+	mustCode(t, r, exit.OK)
+	mustCode(t, runFake(t, nil, "deploy", "--sidecar-for", "pod/web", "-n", testNS), exit.Usage)
 }
 
 func TestVersionCommand(t *testing.T) {
 	r := runFake(t, nil, "version", "-o", "json")
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if !strings.Contains(r.Out, `"clientVersion"`) || !strings.Contains(r.Out, `"serverVersion"`) {
 		t.Errorf("version -o json:\n%s", r.Out)
 	}
 	client := fake.NewClientset()
 	refuse(client, "get", "version", forbidden("get", "version"))
-	mustCode(t, runOn(t, context.Background(), client, "version"), ExitAPI)
+	mustCode(t, runOn(t, context.Background(), client, "version"), exit.API)
 	r = runOn(t, context.Background(), client, "version", "--client")
-	mustCode(t, r, ExitOK)
+	mustCode(t, r, exit.OK)
 	if len(client.Actions()) != 1 {
 		t.Errorf("version --client made a request")
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // completionTimeout bounds every lookup a completion makes: a shell waiting
@@ -57,7 +58,7 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
-				return usageError("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
+				return exit.Usagef("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
 			}
 			return nil
 		},

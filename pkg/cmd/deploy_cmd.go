@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
@@ -110,23 +111,23 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
 func (o *DeployOptions) Validate() error {
 	switch {
 	case o.Output != "yaml" && o.Output != "json":
-		return usageError("-o must be yaml or json, got %q", o.Output)
+		return exit.Usagef("-o must be yaml or json, got %q", o.Output)
 	case o.AllNamespaces:
-		return usageError("deploy takes no -A: cluster mode (the default) already watches every namespace")
+		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
 	case o.NamespaceScoped && o.SidecarFor != "":
-		return usageError("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
+		return exit.Usagef("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
 	case o.SidecarFor == "" && (o.Patch || o.ServiceAccount != ""):
-		return usageError("--patch and --service-account go with --sidecar-for")
+		return exit.Usagef("--patch and --service-account go with --sidecar-for")
 	case o.Webhook && (o.NamespaceScoped || o.SidecarFor != ""):
-		return usageError("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
+		return exit.Usagef("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
 	case o.CertManager && !o.Webhook:
-		return usageError("--cert-manager goes with --webhook")
+		return exit.Usagef("--cert-manager goes with --webhook")
 	case o.Replicas < 1:
-		return usageError("--replicas must be at least 1")
+		return exit.Usagef("--replicas must be at least 1")
 	case o.HealthPort < 1 || o.HealthPort > 65535:
-		return usageError("--health-port must be between 1 and 65535")
+		return exit.Usagef("--health-port must be between 1 and 65535")
 	case o.Image == "":
-		return usageError("--image must name an image")
+		return exit.Usagef("--image must name an image")
 	}
 	return nil
 }
@@ -157,7 +158,7 @@ func (o *DeployOptions) Run(context.Context) error {
 		CreateNamespace: o.ownNamespace && scope == deploy.Cluster}
 	objs, err := deploy.Objects(do)
 	if err != nil {
-		return usageError("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	if o.Webhook {
 		tls := deploy.TLS{CertManager: o.CertManager}
@@ -167,7 +168,7 @@ func (o *DeployOptions) Run(context.Context) error {
 			}
 		}
 		if objs, err = deploy.WithWebhook(objs, do, tls); err != nil {
-			return usageError("%v", err)
+			return exit.Usagef("%v", err)
 		}
 	}
 	return printers.Data(o.Out, o.Output, objs)
@@ -176,19 +177,19 @@ func (o *DeployOptions) Run(context.Context) error {
 func (o *DeployOptions) runSidecar(ns string) error {
 	w, err := deploy.ParseWorkload(o.SidecarFor)
 	if err != nil {
-		return usageError("--sidecar-for: %v", err)
+		return exit.Usagef("--sidecar-for: %v", err)
 	}
 	so := deploy.SidecarOptions{Namespace: ns, Workload: w, Image: o.Image, HealthPort: o.HealthPort, ServiceAccount: o.ServiceAccount}
 	if o.Patch {
 		patch, err := deploy.SidecarPatch(so)
 		if err != nil {
-			return usageError("%v", err)
+			return exit.Usagef("%v", err)
 		}
 		return printers.Data(o.Out, o.Output, patch)
 	}
 	objs, err := deploy.SidecarObjects(so)
 	if err != nil {
-		return usageError("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	if err := printers.Data(o.Out, o.Output, objs); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -26,7 +27,7 @@ func newDiffCommand(root *RootOptions) *cobra.Command {
 or delete, a unified diff of its YAML against the live object. Like kubectl diff, the exit
 code is 0 when nothing would change, 1 when something would, and greater than 1 on error.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # What would sync change for one Service?
   kubectl slices diff svc/web -n shop
 
@@ -67,10 +68,10 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if len(targets) == 1 {
 		step = func(int, int, string) {}
 	}
-	runs := described(syncer.Many(ctx, client, targets, o.AllNamespaces, syncer.Options{Plan: o.Plan.options()}, func(i int, what string) { step(i, len(targets), what) }))
+	runs := exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, syncer.Options{Plan: o.Plan.options()}, func(i int, what string) { step(i, len(targets), what) }))
 	done()
 	if ctx.Err() != nil {
-		return interrupted(ctx)
+		return exit.FromSignal(ctx)
 	}
 	for _, run := range runs {
 		if run.Err != nil {
@@ -88,10 +89,10 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		changed = changed || c
 	}
 	if firstErr != nil {
-		return &ExitError{Code: ExitCode(firstErr), Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Code(firstErr), Err: exit.ErrPrinted}
 	}
 	if changed {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -46,7 +47,7 @@ Reason codes: PodTerminal, NoPodIP, NodeNotFound, AddressFamilyMismatch, Service
 (exclusions); PortNotFound, NodeUnreadable, AddressFamilyMismatch, NodeNotFound (notes on
 included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # Why does svc/web have no endpoints?
   kubectl slices explain svc/web -n shop
 
@@ -97,24 +98,24 @@ func (o *ExplainOptions) Validate() error {
 	switch o.Output {
 	case "", "json", "yaml":
 	default:
-		return usageError("-o must be json or yaml, got %q", o.Output)
+		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
 	}
 	switch printers.ShowPods(o.ShowPods) {
 	case printers.ShowPodsAuto, printers.ShowPodsAll, printers.ShowPodsExcluded:
 	default:
-		return usageError("--show-pods must be all or excluded, got %q", o.ShowPods)
+		return exit.Usagef("--show-pods must be all or excluded, got %q", o.ShowPods)
 	}
 	if o.Local != (len(o.Filenames) > 0) {
-		return usageError("--local and -f go together: --local -f FILE|DIR")
+		return exit.Usagef("--local and -f go together: --local -f FILE|DIR")
 	}
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
 	switch {
 	case len(o.names) == 0:
-		return usageError("name the Service to explain: svc/NAME")
+		return exit.Usagef("name the Service to explain: svc/NAME")
 	case len(o.names) > 1:
-		return usageError("explain takes one Service, got %d: run it once per Service", len(o.names))
+		return exit.Usagef("explain takes one Service, got %d: run it once per Service", len(o.names))
 	}
 	return nil
 }
@@ -153,7 +154,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if !report.InSync {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }
@@ -167,17 +168,17 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 	}
 	t := targets[0]
 	if t.Err != nil {
-		return reconcile.Input{}, nil, describe(t.Namespace, t.Name, t.Err)
+		return reconcile.Input{}, nil, exit.Describe(t.Namespace, t.Name, t.Err)
 	}
 	reader := cluster.Reader{Client: client}
 	in, err := reader.Load(ctx, t.Service)
 	if err != nil {
-		return in, nil, describe(t.Namespace, t.Name, err)
+		return in, nil, exit.Describe(t.Namespace, t.Name, err)
 	}
 	var nsPods []*corev1.Pod
 	if len(in.Pods) == 0 && len(t.Service.Spec.Selector) > 0 {
 		if nsPods, err = reader.Pods(ctx, t.Namespace, ""); err != nil {
-			return in, nil, describe(t.Namespace, t.Name, err)
+			return in, nil, exit.Describe(t.Namespace, t.Name, err)
 		}
 	}
 	return in, nsPods, nil
@@ -190,7 +191,7 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod, []string, error) {
 	m, err := cluster.ReadManifests(o.Filenames)
 	if err != nil {
-		return reconcile.Input{}, nil, nil, usageError("cannot read %v: %v", o.Filenames, err)
+		return reconcile.Input{}, nil, nil, exit.Usagef("cannot read %v: %v", o.Filenames, err)
 	}
 	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
 	ns := o.namespace
@@ -202,7 +203,7 @@ func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod,
 		}
 	}
 	if svc == nil {
-		return reconcile.Input{}, nil, nil, &ExitError{Code: ExitNotFound,
+		return reconcile.Input{}, nil, nil, &exit.Error{Code: exit.NotFound,
 			Err: fmt.Errorf("service %s/%s not found in %v: check the name and the namespace (-n)", ns, name, o.Filenames)}
 	}
 	in := m.Input(svc)

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // fakeRun is a command run through cobra against a fake clientset, as
@@ -27,7 +29,7 @@ type fakeRun struct {
 }
 
 // Code is the exit code main would return.
-func (r fakeRun) Code() int { return ExitCode(r.Err) }
+func (r fakeRun) Code() int { return exit.Code(r.Err) }
 
 // runFake runs `kubectl slices args...` against a fake clientset holding
 // objs. The kubeconfig is an empty file, so only -n and --context flags say

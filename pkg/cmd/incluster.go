@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // LeaderFlags are sync --watch's flags for running in a cluster: leader
@@ -46,20 +47,20 @@ func addLeaderFlags(cmd *cobra.Command, l *LeaderFlags) {
 func validateLeader(changed func(string) bool, l LeaderFlags, watch bool) error {
 	for _, name := range watchOnlyFlags {
 		if changed(name) && !watch {
-			return usageError("--%s is valid only with --watch", name)
+			return exit.Usagef("--%s is valid only with --watch", name)
 		}
 	}
 	for _, name := range leaseFlags {
 		if changed(name) && !l.Elect {
-			return usageError("--%s is valid only with --leader-elect", name)
+			return exit.Usagef("--%s is valid only with --leader-elect", name)
 		}
 	}
 	if err := l.lease("").Validate(); err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return &exit.Error{Code: exit.Usage, Err: err}
 	}
 	if l.HealthAddr != "" {
 		if _, _, err := net.SplitHostPort(l.HealthAddr); err != nil {
-			return usageError("--health-addr must be HOST:PORT (e.g. :8080): %v", err)
+			return exit.Usagef("--health-addr must be HOST:PORT (e.g. :8080): %v", err)
 		}
 	}
 	return nil

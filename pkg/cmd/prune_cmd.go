@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -74,7 +75,7 @@ func (o *PruneOptions) Validate() error {
 		return err
 	}
 	if forceNeeded(o.ManagedBy) != nil {
-		return usageError("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
+		return exit.Usagef("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
 	}
 	return nil
 }
@@ -88,9 +89,9 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 	ns := o.namespace
 	fail := func(err error) error {
 		if ctx.Err() != nil {
-			return interrupted(ctx)
+			return exit.FromSignal(ctx)
 		}
-		return describe(ns, "", err)
+		return exit.Describe(ns, "", err)
 	}
 	found, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
 	if err != nil {

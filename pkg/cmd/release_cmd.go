@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -90,7 +91,7 @@ func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
 	if o.wait != "" {
 		d, err := time.ParseDuration(o.wait)
 		if err != nil || d <= 0 {
-			return usageError("--wait must be a positive duration such as 90s or 5m, got %q", o.wait)
+			return exit.Usagef("--wait must be a positive duration such as 90s or 5m, got %q", o.wait)
 		}
 		o.Wait = d
 	}
@@ -106,7 +107,7 @@ func (o *ReleaseOptions) Validate() error {
 		return err
 	}
 	if err := forceNeeded(o.ManagedBy); err != nil {
-		return usageError("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
+		return exit.Usagef("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
 	}
 	return o.Targets.validate(o.AllNamespaces)
 }
@@ -125,7 +126,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	}
 	outs := lifecycle.ReleaseAll(ctx, client, svcs, opts)
 	if ctx.Err() != nil {
-		return interrupted(ctx)
+		return exit.FromSignal(ctx)
 	}
 	st, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
 	var runs []syncer.Outcome
@@ -135,11 +136,11 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		out := outs[i]
 		switch {
 		case t.Err != nil:
-			run.Err = describe(t.Namespace, t.Name, t.Err)
+			run.Err = exit.Describe(t.Namespace, t.Name, t.Err)
 		case out.Err != nil:
-			run.Err = describe(t.Namespace, t.Name, out.Err)
+			run.Err = exit.Describe(t.Namespace, t.Name, out.Err)
 		case out.Endpoints.Err != nil:
-			run.Err = describe(t.Namespace, t.Name, out.Endpoints.Err)
+			run.Err = exit.Describe(t.Namespace, t.Name, out.Endpoints.Err)
 		}
 		if run.Err != nil {
 			runs = append(runs, run)
@@ -177,11 +178,11 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	if len(o.Targets.names) == 0 {
 		fmt.Fprintf(o.ErrOut, "%d released, %d refused, %d without slices of %s.\n", released, refused, untouched, o.ManagedBy)
 	}
-	if err := exitFor(runs); err != nil {
+	if err := exit.ForOutcomes(runs); err != nil {
 		return err
 	}
 	if refused > 0 {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // RootOptions are the flags every command shares.
@@ -50,7 +51,7 @@ managed-by label (endpointslice.kubernetes.io/managed-by: kubectl-slices).
 
 Slices written by any other manager are never modified or deleted.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # Why has svc/web no endpoints?
   kubectl slices explain svc/web -n shop
 
@@ -78,10 +79,10 @@ Slices written by any other manager are never modified or deleted.
 		switch o.Color {
 		case "auto", "always", "never":
 		default:
-			return usageError("--color must be auto, always or never, got %q", o.Color)
+			return exit.Usagef("--color must be auto, always or never, got %q", o.Color)
 		}
 		if o.QPS <= 0 || o.Burst <= 0 {
-			return usageError("--qps and --burst must be positive")
+			return exit.Usagef("--qps and --burst must be positive")
 		}
 		if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
 			return validNamespace(*ns)
@@ -89,7 +90,7 @@ Slices written by any other manager are never modified or deleted.
 		return nil
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%v\nSee '%s --help' for usage.", err, c.CommandPath())
+		return exit.Usagef("%v\nSee '%s --help' for usage.", err, c.CommandPath())
 	})
 	registerCompletions(cmd, o)
 	addProfiling(cmd)
@@ -121,7 +122,7 @@ func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.I
 	}
 	c, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
-		return nil, usageError("cannot load kubeconfig: %v", err)
+		return nil, exit.Usagef("cannot load kubeconfig: %v", err)
 	}
 	c = rest.CopyConfig(c)
 	if wrap != nil {
@@ -136,7 +137,7 @@ func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.I
 func (o *RootOptions) Namespace() (string, error) {
 	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return "", usageError("cannot load kubeconfig: %v", err)
+		return "", exit.Usagef("cannot load kubeconfig: %v", err)
 	}
 	return ns, validNamespace(ns)
 }
@@ -145,7 +146,7 @@ func (o *RootOptions) Namespace() (string, error) {
 // a usage error before any request.
 func validNamespace(ns string) error {
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return usageError("%q is not a valid namespace: %s", ns, errs[0])
+		return exit.Usagef("%q is not a valid namespace: %s", ns, errs[0])
 	}
 	return nil
 }

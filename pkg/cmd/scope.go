@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // command is kubectl's shape of a command: Complete fills in what the flags
@@ -54,5 +55,5 @@ func validateDryRun(d apply.DryRun) error {
 	case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
 		return nil
 	}
-	return usageError(`--dry-run must be "none", "client" or "server", got %q`, d)
+	return exit.Usagef(`--dry-run must be "none", "client" or "server", got %q`, d)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -59,7 +60,7 @@ desired endpoints, sync writes nothing for it and says so (--force writes anyway
 slices of ours are also present it points to 'kubectl slices release', which hands them
 back.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # Repair one Service whose endpoints are missing
   kubectl slices sync svc/web -n shop
 
@@ -107,10 +108,10 @@ func (o *SyncOptions) Validate() error {
 	switch o.Output {
 	case "", "json", "yaml", "name":
 	default:
-		return usageError("-o must be json, yaml or name, got %q", o.Output)
+		return exit.Usagef("-o must be json, yaml or name, got %q", o.Output)
 	}
 	if o.Workers < 1 {
-		return usageError("--write-concurrency must be at least 1")
+		return exit.Usagef("--write-concurrency must be at least 1")
 	}
 	if err := o.validateWatch(); err != nil {
 		return err
@@ -150,14 +151,14 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if !o.Force {
 		opts.Hold = holdWhereCurrent(o.Plan.ManagedBy)
 	}
-	runs := described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
+	runs := exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
 	done()
 	var written []printers.Written
 	var interruptedErr error
 	if ctx.Err() != nil {
 		// Interrupted: report the Services done, and what was written for
 		// those the signal cut short, not their failures.
-		interruptedErr = interrupted(ctx)
+		interruptedErr = exit.FromSignal(ctx)
 		finished := runs[:0:0]
 		for _, run := range runs {
 			if run.Err == nil {
@@ -199,7 +200,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if interruptedErr != nil {
 		return interruptedErr
 	}
-	return exitFor(final)
+	return exit.ForOutcomes(final)
 }
 
 // syncEndpoints writes, after the slices, each synced Service's legacy
@@ -217,7 +218,7 @@ func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Inter
 		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
 		printers.Endpoints(w, st, run.Namespace, run.Name, er, dryRunName(o.DryRun))
 		if er.Err != nil {
-			runs[i].Err = describe(svc.Namespace, svc.Name, er.Err)
+			runs[i].Err = exit.Describe(svc.Namespace, svc.Name, er.Err)
 			fmt.Fprintf(o.ErrOut, "%s %v\n", errSt.Red("error:"), runs[i].Err)
 		}
 	}

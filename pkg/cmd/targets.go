@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -37,7 +38,7 @@ func normalizeArgs(args []string) ([]string, error) {
 	if len(args) > 0 && serviceTypes[strings.ToLower(args[0])] && !strings.Contains(args[0], "/") {
 		args = args[1:]
 		if len(args) == 0 {
-			return nil, usageError("name the Service: svc/NAME, or use -l SELECTOR or --all")
+			return nil, exit.Usagef("name the Service: svc/NAME, or use -l SELECTOR or --all")
 		}
 	}
 	out := make([]string, 0, len(args))
@@ -47,12 +48,12 @@ func normalizeArgs(args []string) ([]string, error) {
 		case !hasType:
 			name = typ
 		case !serviceTypes[strings.ToLower(typ)]:
-			return nil, usageError("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", quote(a))
+			return nil, exit.Usagef("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", exit.Quote(a))
 		}
 		// The API server names Services by DNS-1035 labels; anything else
 		// ("..", "a/b", "Web") cannot exist and is refused before a request.
 		if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-			return nil, usageError("%q is not a Service name: %s", a, errs[0])
+			return nil, exit.Usagef("%q is not a Service name: %s", a, errs[0])
 		}
 		out = append(out, name)
 	}
@@ -73,16 +74,16 @@ func (t *TargetFlags) complete(o *RootOptions, args []string) error {
 func (t TargetFlags) validate(allNamespaces bool) error {
 	switch {
 	case len(t.names) > 0 && (t.Selector != "" || t.All):
-		return usageError("name Services or select them with -l/--all, not both")
+		return exit.Usagef("name Services or select them with -l/--all, not both")
 	case len(t.names) == 0 && t.Selector == "" && !t.All:
-		return usageError("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
+		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
 	case t.Selector != "" && t.All:
-		return usageError("-l and --all do not go together: --all selects every Service, -l those with matching labels")
+		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
 	case len(t.names) > 0 && allNamespaces:
-		return usageError("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
+		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
 	case t.Selector != "":
 		if _, err := labels.Parse(t.Selector); err != nil {
-			return usageError("invalid selector %q: %v", t.Selector, err)
+			return exit.Usagef("invalid selector %q: %v", t.Selector, err)
 		}
 	}
 	return nil
@@ -118,7 +119,7 @@ func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Int
 			case apierrors.IsNotFound(err):
 				out = append(out, syncer.Target{Namespace: ns, Name: name, Err: err})
 			case err != nil:
-				return nil, describe(ns, name, err)
+				return nil, exit.Describe(ns, name, err)
 			default:
 				out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
 			}
@@ -129,7 +130,7 @@ func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Int
 		}
 		svcs, err := cluster.Reader{Client: client}.Services(ctx, ns, t.Selector)
 		if err != nil {
-			return nil, describe(ns, "", err)
+			return nil, exit.Describe(ns, "", err)
 		}
 		for _, svc := range svcs {
 			out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})

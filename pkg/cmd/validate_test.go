@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // Usage errors are caught before any request: these run with no cluster.
@@ -37,8 +39,8 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, ExitUsage, c.want)
+		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, exit.Usage, c.want)
 		}
 	}
 }

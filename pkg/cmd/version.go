@@ -12,6 +12,7 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
@@ -78,7 +79,7 @@ With --client, no cluster is contacted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if output != "" && output != "json" && output != "yaml" {
-				return usageError("-o must be json or yaml, got %q", output)
+				return exit.Usagef("-o must be json or yaml, got %q", output)
 			}
 			report := versionReport{ClientVersion: clientInfo()}
 			var serverErr error
@@ -110,13 +111,13 @@ func serverVersion(ctx context.Context, root *RootOptions) (*version.Info, error
 		// discovery answers at once, with nothing to cancel.
 		info, err := client.Discovery().ServerVersion()
 		if err != nil {
-			return nil, describeCluster(err)
+			return nil, exit.Cluster(err)
 		}
 		return info, nil
 	}
 	body, err := rc.Get().AbsPath("/version").Do(ctx).Raw()
 	if err != nil {
-		return nil, describeCluster(err)
+		return nil, exit.Cluster(err)
 	}
 	var info version.Info
 	if err := json.Unmarshal(body, &info); err != nil {
@@ -143,12 +144,4 @@ func printVersion(root *RootOptions, output string, r versionReport) error {
 		}
 	}
 	return nil
-}
-
-// describeCluster words an error that is about the cluster, not a Service.
-func describeCluster(err error) error {
-	if isUnreachable(err) {
-		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("%s", unreachable(err))}
-	}
-	return &ExitError{Code: classify(err), Err: err}
 }

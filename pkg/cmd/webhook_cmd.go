@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -80,7 +81,7 @@ func (o *WebhookOptions) Validate() error {
 		return err
 	}
 	if slices.Contains(o.FieldManagers, "") || len(o.FieldManagers) == 0 {
-		return usageError("--field-manager must name a field manager")
+		return exit.Usagef("--field-manager must name a field manager")
 	}
 	return nil
 }
@@ -121,7 +122,7 @@ func parseKinds(names []string) (map[webhook.Kind]bool, error) {
 	for _, n := range names {
 		k := webhook.Kind(strings.TrimSpace(n))
 		if !slices.Contains(webhook.Kinds, k) {
-			return nil, usageError("--deny-on: unknown finding %q; one of:\n%s", n, kindHelp)
+			return nil, exit.Usagef("--deny-on: unknown finding %q; one of:\n%s", n, kindHelp)
 		}
 		out[k] = true
 	}

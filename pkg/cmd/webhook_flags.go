@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -33,7 +34,7 @@ func (w *WebhookFlags) validate(required bool) error {
 		return nil
 	}
 	if w.Addr == "" || w.CertFile == "" || w.KeyFile == "" {
-		return usageError("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
+		return exit.Usagef("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
 	}
 	var err error
 	w.denyOn, err = parseKinds(w.DenyOn)
