@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 )
 
 // RootOptions are the flags every command shares.
@@ -96,7 +97,7 @@ Slices written by any other manager are never modified or deleted.
 	addProfiling(cmd)
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), newOptionsCommand(o))
-	setupHelp(cmd)
+	help.Setup(cmd, helpGroups(cmd))
 	return cmd
 }
 
