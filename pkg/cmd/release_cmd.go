@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -128,55 +128,21 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return exit.FromSignal(ctx)
 	}
-	st, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
-	var runs []syncer.Outcome
-	refused, released, untouched := 0, 0, 0
+	report := printers.ReleaseReport{Out: o.Out, ErrOut: o.ErrOut, St: printers.StyleFor(o.Color, o.Out), ErrSt: printers.StyleFor(o.Color, o.ErrOut),
+		Named: len(o.Targets.names) > 0, ManagedBy: o.ManagedBy, DryRun: dryRunSuffix(o.DryRun)}
+	runs, rels := make([]syncer.Outcome, len(targets)), make([]printers.Release, 0, len(targets))
 	for i, t := range targets {
-		run := syncer.Outcome{Namespace: t.Namespace, Name: t.Name}
-		out := outs[i]
-		switch {
-		case t.Err != nil:
-			run.Err = exit.Describe(t.Namespace, t.Name, t.Err)
-		case out.Err != nil:
-			run.Err = exit.Describe(t.Namespace, t.Name, out.Err)
-		case out.Endpoints.Err != nil:
-			run.Err = exit.Describe(t.Namespace, t.Name, out.Endpoints.Err)
+		runs[i] = syncer.Outcome{Namespace: t.Namespace, Name: t.Name}
+		if err := cmp.Or(t.Err, outs[i].Err, outs[i].Endpoints.Err); err != nil {
+			runs[i].Err = exit.Describe(t.Namespace, t.Name, err)
+		} else {
+			rels = append(rels, releaseView(outs[i]))
 		}
-		if run.Err != nil {
-			runs = append(runs, run)
-			continue
-		}
-		switch {
-		case out.Refused != "":
-			refused++
-			fmt.Fprintf(o.ErrOut, "%s service %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, out.Refused)
-		case len(out.Judgement.Ours) == 0:
-			if !out.Endpoints.Ours {
-				untouched++
-			}
-			if len(o.Targets.names) > 0 {
-				fmt.Fprintf(o.Out, "%s: no slices of %s to release\n", st.Bold("service "+t.Namespace+"/"+t.Name), o.ManagedBy)
-			}
-		default:
-			released++
-			printers.Released(o.Out, st, out, dryRunSuffix(o.DryRun))
-		}
-		if ep := out.Endpoints; ep.Refused != "" {
-			if out.Refused == "" {
-				refused++
-			}
-			fmt.Fprintf(o.ErrOut, "%s endpoints %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, ep.Refused)
-		} else if ep.Ours || (ep.TakenOver && len(o.Targets.names) > 0) {
-			if ep.Ours && len(out.Judgement.Ours) == 0 && out.Refused == "" {
-				released++
-			}
-			printers.ReleasedEndpoints(o.Out, st, t.Namespace, t.Name, ep, dryRunSuffix(o.DryRun))
-		}
-		runs = append(runs, run)
 	}
-	printers.Failures(o.ErrOut, errStyle, runs)
-	if len(o.Targets.names) == 0 {
-		fmt.Fprintf(o.ErrOut, "%d released, %d refused, %d without slices of %s.\n", released, refused, untouched, o.ManagedBy)
+	released, refused, untouched := report.Print(rels)
+	printers.Failures(o.ErrOut, report.ErrSt, runs)
+	if !report.Named {
+		report.Summary(released, refused, untouched)
 	}
 	if err := exit.ForOutcomes(runs); err != nil {
 		return err
@@ -185,4 +151,11 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
+}
+
+// releaseView is what printers report of a hand-back.
+func releaseView(out lifecycle.ReleaseOutcome) printers.Release {
+	ep := out.Endpoints
+	return printers.Release{Service: out.Service, Judgement: out.Judgement, Deleted: out.Result.Deleted, Waited: out.Waited, Refused: out.Refused,
+		Endpoints: printers.EndpointsRelease{Ours: ep.Ours, TakenOver: ep.TakenOver, Disowned: ep.Disowned, Refused: ep.Refused}}
 }
