@@ -149,7 +149,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	}
 	opts := syncer.Options{Plan: o.Plan.options(), Write: write}
 	if !o.Force {
-		opts.Hold = holdWhereCurrent(o.Plan.ManagedBy)
+		opts.Hold = syncer.HoldWhereCurrent(o.Plan.ManagedBy)
 	}
 	runs := exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
 	done()
