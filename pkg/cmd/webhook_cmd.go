@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,7 +37,7 @@ at most ` + fmt.Sprint(3) + ` short warnings, which kubectl prints as "Warning: 
 explain engine from an in-memory cache of the cluster (no API request per admission).
 The findings; --deny-on turns chosen ones into denials:
 
-` + kindMarkdown + `
+` + webhook.KindMarkdown + `
 
 /validate/endpointslices refuses a CREATE or UPDATE of an EndpointSlice labelled
 endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by) unless it comes
@@ -96,35 +95,4 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	err = daemon.Run(ctx, daemon.Config{Client: client, Namespace: metav1.NamespaceAll,
 		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: cluster.RequestsMade})
 	return daemonError(metav1.NamespaceAll, metav1.NamespaceAll, err)
-}
-
-// kindLines describe the findings, for help and errors.
-var kindLines = map[webhook.Kind]string{
-	webhook.NoPods:        "the selector matches no Pods (naming the near misses)",
-	webhook.PortNotFound:  "a named targetPort that N of M selected Pods do not declare (naming them)",
-	webhook.MixedOwners:   "selected Pods of several owners declare different ports",
-	webhook.AddressFamily: "selected Pods have no address of a family the Service serves",
-	webhook.NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
-}
-
-// kindHelp lists the findings for an error message, kindMarkdown for help.
-var kindHelp, kindMarkdown = func() (string, string) {
-	var plain, md strings.Builder
-	for _, k := range webhook.Kinds {
-		fmt.Fprintf(&plain, "  %-14s %s\n", k, kindLines[k])
-		fmt.Fprintf(&md, "* %s: %s\n", k, kindLines[k])
-	}
-	return strings.TrimRight(plain.String(), "\n"), strings.TrimRight(md.String(), "\n")
-}()
-
-func parseKinds(names []string) (map[webhook.Kind]bool, error) {
-	out := map[webhook.Kind]bool{}
-	for _, n := range names {
-		k := webhook.Kind(strings.TrimSpace(n))
-		if !slices.Contains(webhook.Kinds, k) {
-			return nil, exit.Usagef("--deny-on: unknown finding %q; one of:\n%s", n, kindHelp)
-		}
-		out[k] = true
-	}
-	return out, nil
 }

@@ -37,8 +37,10 @@ func (w *WebhookFlags) validate(required bool) error {
 		return exit.Usagef("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
 	}
 	var err error
-	w.denyOn, err = parseKinds(w.DenyOn)
-	return err
+	if w.denyOn, err = webhook.ParseKinds(w.DenyOn); err != nil {
+		return exit.Usagef("--deny-on: %v", err)
+	}
+	return nil
 }
 
 // config is the daemon's webhook: the handler judges Services with the

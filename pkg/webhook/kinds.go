@@ -1,0 +1,40 @@
+package webhook
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// kindLines describe the findings, for help and errors.
+var kindLines = map[Kind]string{
+	NoPods:        "the selector matches no Pods (naming the near misses)",
+	PortNotFound:  "a named targetPort that N of M selected Pods do not declare (naming them)",
+	MixedOwners:   "selected Pods of several owners declare different ports",
+	AddressFamily: "selected Pods have no address of a family the Service serves",
+	NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
+}
+
+// kindList lists the findings for an error message, KindMarkdown for a
+// command's help.
+var kindList, KindMarkdown = func() (string, string) {
+	var plain, md strings.Builder
+	for _, k := range Kinds {
+		fmt.Fprintf(&plain, "  %-14s %s\n", k, kindLines[k])
+		fmt.Fprintf(&md, "* %s: %s\n", k, kindLines[k])
+	}
+	return strings.TrimRight(plain.String(), "\n"), strings.TrimRight(md.String(), "\n")
+}()
+
+// ParseKinds reads --deny-on's finding names.
+func ParseKinds(names []string) (map[Kind]bool, error) {
+	out := map[Kind]bool{}
+	for _, n := range names {
+		k := Kind(strings.TrimSpace(n))
+		if !slices.Contains(Kinds, k) {
+			return nil, fmt.Errorf("unknown finding %q; one of:\n%s", n, kindList)
+		}
+		out[k] = true
+	}
+	return out, nil
+}
