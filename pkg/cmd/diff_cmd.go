@@ -64,12 +64,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	style, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
 	changed := false
 	var firstErr error
-	step, done := printers.Progress(o.ErrOut)
-	if len(targets) == 1 {
-		step = func(int, int, string) {}
-	}
-	runs := exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, syncer.Options{Plan: o.Plan.options()}, func(i int, what string) { step(i, len(targets), what) }))
-	done()
+	runs := o.syncMany(ctx, client, targets, syncer.Options{Plan: o.Plan.options()})
 	if ctx.Err() != nil {
 		return exit.FromSignal(ctx)
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -142,41 +143,20 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
-	errStyle := printers.StyleFor(o.Color, o.ErrOut)
-	step, done := printers.Progress(o.ErrOut)
-	if len(targets) == 1 {
-		step = func(int, int, string) {}
-	}
 	opts := syncer.Options{Plan: o.Plan.options(), Write: write}
 	if !o.Force {
 		opts.Hold = syncer.HoldWhereCurrent(o.Plan.ManagedBy)
 	}
-	runs := exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
-	done()
+	runs := o.syncMany(ctx, client, targets, opts)
 	var written []printers.Written
-	var interruptedErr error
+	var interrupted error
 	if ctx.Err() != nil {
-		// Interrupted: report the Services done, and what was written for
-		// those the signal cut short, not their failures.
-		interruptedErr = exit.FromSignal(ctx)
-		finished := runs[:0:0]
-		for _, run := range runs {
-			if run.Err == nil {
-				finished = append(finished, run)
-				continue
-			}
-			if r := run.Result; r.Writes() > 0 {
-				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
-					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
-				written = append(written, printers.WrittenOf(r)...)
-			}
-		}
-		runs = finished
+		interrupted = exit.FromSignal(ctx)
+		runs, written = printers.Interrupted(o.ErrOut, runs)
 	}
+	errStyle := printers.StyleFor(o.Color, o.ErrOut)
 	for _, run := range runs {
-		if run.Plan != nil {
-			printers.Warnings(o.ErrOut, errStyle, run.Plan)
-		}
+		printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		written = append(written, printers.WrittenOf(run.Result)...)
 	}
 	// With -o the objects own stdout, so the summary goes to stderr.
@@ -186,7 +166,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	}
 	printers.Summary(summaryOut, style, runs, dryRunName(o.DryRun))
 	final := runs
-	if o.WithEndpoints && interruptedErr == nil {
+	if o.WithEndpoints && interrupted == nil {
 		final = o.syncEndpoints(ctx, client, runs, *write, summaryOut, style, errStyle)
 	}
 	// The slices' failures, with the writes made before each; an
@@ -197,10 +177,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if interruptedErr != nil {
-		return interruptedErr
-	}
-	return exit.ForOutcomes(final)
+	return cmp.Or(interrupted, exit.ForOutcomes(final))
 }
 
 // syncEndpoints writes, after the slices, each synced Service's legacy

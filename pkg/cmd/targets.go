@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -97,6 +98,17 @@ func (o *RootOptions) connect(ctx context.Context, t TargetFlags) (kubernetes.In
 	}
 	targets, err := o.resolveServices(ctx, client, t)
 	return client, targets, err
+}
+
+// syncMany runs syncer.Many over the targets with a progress line (for
+// more than one) and words each failure as the user reads it.
+func (o *RootOptions) syncMany(ctx context.Context, client kubernetes.Interface, targets []syncer.Target, opts syncer.Options) []syncer.Outcome {
+	step, done := printers.Progress(o.ErrOut)
+	if len(targets) == 1 {
+		step = func(int, int, string) {}
+	}
+	defer done()
+	return exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
 }
 
 // resolveServices finds the selected Services as kubectl get would: names
