@@ -2,17 +2,16 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
@@ -82,21 +81,8 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 // as kubectl does.
 func registerCompletions(cmd *cobra.Command, o *RootOptions) {
 	_ = cmd.RegisterFlagCompletionFunc("namespace", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		client, err := o.completionClient()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-		defer cancel()
-		list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for _, ns := range list.Items {
-			out = append(out, ns.Name)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		names, _ := o.names("namespaces", "")
+		return names, cobra.ShellCompDirectiveNoFileComp
 	})
 	kubeconfigNames := func(pick func(contexts, clusters, users []string) []string) cobra.CompletionFunc {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -145,7 +131,7 @@ func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix s
 	if o.AllNamespaces || c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	names, err := o.serviceNames()
+	names, err := o.names("services", "")
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -200,28 +186,21 @@ func serviceCandidates(names, args []string, prefix string) []string {
 	return out
 }
 
-// serviceNames lists the Services of the namespace, sorted.
-func (o *RootOptions) serviceNames() ([]string, error) {
+// names lists the names of a resource's objects in ns (the kubeconfig's
+// when "services" or a workload), bounded by completionTimeout.
+func (o *RootOptions) names(resource, ns string) ([]string, error) {
 	client, err := o.completionClient()
 	if err != nil {
 		return nil, err
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return nil, err
+	if resource != "namespaces" {
+		if ns, err = o.Namespace(); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
-	list, err := client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list services: %w", err)
-	}
-	var out []string
-	for _, s := range list.Items {
-		out = append(out, s.Name)
-	}
-	sort.Strings(out)
-	return out, nil
+	return cluster.Names(ctx, client, resource, ns)
 }
 
 // completeWorkloads completes --sidecar-for: the kinds first, then the
@@ -232,32 +211,10 @@ func (o *DeployOptions) completeWorkloads(_ *cobra.Command, _ []string, prefix s
 		return []string{"deploy/", "sts/", "ds/"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
 	w, err := deploy.ParseWorkload(kind + "/x")
-	client, cerr := o.completionClient()
-	ns, nerr := o.Namespace()
-	if err != nil || cerr != nil || nerr != nil {
+	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-	defer cancel()
-	var names []string
-	apps := client.AppsV1()
-	switch w.Resource {
-	case "deployment":
-		l, err := apps.Deployments(ns).List(ctx, metav1.ListOptions{})
-		for i := 0; err == nil && i < len(l.Items); i++ {
-			names = append(names, l.Items[i].Name)
-		}
-	case "statefulset":
-		l, err := apps.StatefulSets(ns).List(ctx, metav1.ListOptions{})
-		for i := 0; err == nil && i < len(l.Items); i++ {
-			names = append(names, l.Items[i].Name)
-		}
-	case "daemonset":
-		l, err := apps.DaemonSets(ns).List(ctx, metav1.ListOptions{})
-		for i := 0; err == nil && i < len(l.Items); i++ {
-			names = append(names, l.Items[i].Name)
-		}
-	}
+	names, _ := o.names(w.Resource, "")
 	var out []string
 	for _, n := range names {
 		if c := kind + "/" + n; strings.HasPrefix(c, prefix) {
