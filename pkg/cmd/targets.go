@@ -2,16 +2,14 @@ package cmd
 
 import (
 	"context"
-	"sort"
+	"errors"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -90,13 +88,23 @@ func (t TargetFlags) validate(allNamespaces bool) error {
 	return nil
 }
 
-// connect builds the client and resolves the selected Services.
+// connect builds the client and resolves the selected Services: names
+// in -n's namespace (or the kubeconfig's), -l and --all in it or, with -A,
+// in every namespace.
 func (o *RootOptions) connect(ctx context.Context, t TargetFlags) (kubernetes.Interface, []syncer.Target, error) {
 	client, err := o.Clientset()
 	if err != nil {
 		return nil, nil, err
 	}
-	targets, err := o.resolveServices(ctx, client, t)
+	sel := syncer.Selection{Namespace: t.namespace, Names: t.names, Selector: t.Selector}
+	if len(t.names) == 0 && o.AllNamespaces {
+		sel.Namespace = metav1.NamespaceAll
+	}
+	targets, err := syncer.Resolve(ctx, client, sel)
+	var re *syncer.ResolveError
+	if errors.As(err, &re) {
+		return nil, nil, exit.Describe(re.Namespace, re.Name, re.Err)
+	}
 	return client, targets, err
 }
 
@@ -109,50 +117,4 @@ func (o *RootOptions) syncMany(ctx context.Context, client kubernetes.Interface,
 	}
 	defer done()
 	return exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
-}
-
-// resolveServices finds the selected Services as kubectl get would: names
-// in -n's namespace (or the kubeconfig's), -l and --all in it or, with -A,
-// in every namespace. Every request carries ctx, so Ctrl-C stops a stalled
-// one. A missing Service is returned as a per-Service error so the others
-// still run; any other error stops the run.
-func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Interface, t TargetFlags) ([]syncer.Target, error) {
-	ns := t.namespace
-	var out []syncer.Target
-	if len(t.names) > 0 {
-		seen := map[string]bool{}
-		for _, name := range t.names {
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				out = append(out, syncer.Target{Namespace: ns, Name: name, Err: err})
-			case err != nil:
-				return nil, exit.Describe(ns, name, err)
-			default:
-				out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
-			}
-		}
-	} else {
-		if o.AllNamespaces {
-			ns = metav1.NamespaceAll
-		}
-		svcs, err := cluster.Reader{Client: client}.Services(ctx, ns, t.Selector)
-		if err != nil {
-			return nil, exit.Describe(ns, "", err)
-		}
-		for _, svc := range svcs {
-			out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out, nil
 }
