@@ -376,6 +376,19 @@ func TestPruneCommand(t *testing.T) {
 	client = fake.NewClientset(objs...)
 	refuse(client, "list", "endpointslices", forbidden("list", "endpointslices"))
 	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS), exit.API)
+
+	// A slice that keeps changing under the delete: exit 5, and it stays.
+	client = fake.NewClientset(objs...)
+	generateNames(client)
+	mustCode(t, runOn(t, ctx, client, "sync", "svc/web", "-n", testNS), exit.OK)
+	if err := client.CoreV1().Services(testNS).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	refuse(client, "delete", "endpointslices", apierrors.NewConflict(schema.GroupResource{Group: discovery.GroupName, Resource: "endpointslices"}, "", errorString("changed")))
+	mustCode(t, runOn(t, ctx, client, "prune", "-n", testNS), exit.Conflicts)
+	if len(slicesOf(t, client, "web")) != 1 {
+		t.Errorf("a conflicting delete went through")
+	}
 }
 
 func TestDeployCommand(t *testing.T) {

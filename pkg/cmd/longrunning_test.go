@@ -98,6 +98,15 @@ func TestWebhookCommand(t *testing.T) {
 	if writes(client) != 0 {
 		t.Errorf("the webhook wrote %d times", writes(client))
 	}
+	// Without the right to watch Pods, the cache would retry for ever: the
+	// webhook names the right and exits 4.
+	client = fake.NewClientset(webCluster()...)
+	allowAll(client, "pods")
+	r = until(t, client, func() bool { return false }, "webhook", "--webhook-addr", "127.0.0.1:0", "--tls-cert-file", crt, "--tls-private-key-file", key)
+	mustCode(t, r, exit.API)
+	if !strings.Contains(r.Err.Error(), "pods") {
+		t.Errorf("the error does not name pods: %v", r.Err)
+	}
 	r = runFake(t, webCluster(), "webhook", "--webhook-addr", "127.0.0.1:0", "--tls-cert-file", filepath.Join(dir, "none"), "--tls-private-key-file", key)
 	mustCode(t, r, exit.Usage)
 	if len(r.Client.Actions()) != 0 {
