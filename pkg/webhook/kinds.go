@@ -15,24 +15,27 @@ var kindLines = map[Kind]string{
 	NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
 }
 
-// kindList lists the findings for an error message, KindMarkdown for a
-// command's help.
-var kindList, KindMarkdown = func() (string, string) {
-	var plain, md strings.Builder
+// KindMarkdown lists the findings for a command's help.
+var KindMarkdown = func() string {
+	var md strings.Builder
 	for _, k := range Kinds {
-		fmt.Fprintf(&plain, "  %-14s %s\n", k, kindLines[k])
 		fmt.Fprintf(&md, "* %s: %s\n", k, kindLines[k])
 	}
-	return strings.TrimRight(plain.String(), "\n"), strings.TrimRight(md.String(), "\n")
+	return strings.TrimRight(md.String(), "\n")
 }()
 
-// ParseKinds reads --deny-on's finding names.
+// ParseKinds reads --deny-on's finding names; an unknown one is an error
+// of one line listing the known.
 func ParseKinds(names []string) (map[Kind]bool, error) {
 	out := map[Kind]bool{}
 	for _, n := range names {
 		k := Kind(strings.TrimSpace(n))
 		if !slices.Contains(Kinds, k) {
-			return nil, fmt.Errorf("unknown finding %q; one of:\n%s", n, kindList)
+			known := make([]string, len(Kinds))
+			for i, k := range Kinds {
+				known[i] = string(k)
+			}
+			return nil, fmt.Errorf("unknown finding %q; one of %s (see --help)", n, strings.Join(known, ", "))
 		}
 		out[k] = true
 	}
