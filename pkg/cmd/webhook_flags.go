@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -33,14 +34,16 @@ func (w *WebhookFlags) validate(required bool) error {
 		return nil
 	}
 	if w.Addr == "" || w.CertFile == "" || w.KeyFile == "" {
-		return usageError("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
+		return exit.Usagef("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
 	}
 	if err := webhook.CheckAllowed(w.AllowUsers, w.AllowGroups); err != nil {
-		return usageError("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	var err error
-	w.denyOn, err = parseKinds(w.DenyOn)
-	return err
+	if w.denyOn, err = webhook.ParseKinds(w.DenyOn); err != nil {
+		return exit.Usagef("--deny-on: %v", err)
+	}
+	return nil
 }
 
 // config is the daemon's webhook: the handler judges Services with the
