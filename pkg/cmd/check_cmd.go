@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -95,6 +97,10 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 			return interrupted(ctx)
 		}
 		return describe(ns, "", err)
+	}
+	if len(report.Skipped) > 0 {
+		// What lack of optional rights left out, in every format.
+		fmt.Fprintf(o.ErrOut, "Warning: skipped %s\n", strings.Join(report.Skipped, "; "))
 	}
 	if o.Output != "" {
 		if err := printData(o.Out, o.Output, report); err != nil {

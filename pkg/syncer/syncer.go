@@ -24,16 +24,16 @@ type Source interface {
 	Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error)
 }
 
-// Planner plans one Service from its inputs. reconcile.Compute is the
-// default; the command layer routes selector-less Services to the mirroring
-// planner through it.
+// Planner plans one Service from its inputs. PlanService (through
+// MirroringPlanner) is the one every command uses; nil in Options means
+// PlanService offline (no Endpoints lookup).
 type Planner func(ctx context.Context, in reconcile.Input, opts reconcile.Options) (*reconcile.Plan, error)
 
 // Options tune Sync.
 type Options struct {
 	// Plan is handed to the planner; its TriggerTime is replaced by Trigger's.
 	Plan reconcile.Options
-	// Planner plans; nil means reconcile.Compute.
+	// Planner plans; nil means PlanService offline (no Endpoints lookup).
 	Planner Planner
 	// Write is nil to plan only (diff, explain).
 	Write *apply.Options
@@ -91,9 +91,7 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 	}
 	plan := opts.Planner
 	if plan == nil {
-		plan = func(_ context.Context, in reconcile.Input, o reconcile.Options) (*reconcile.Plan, error) {
-			return reconcile.Compute(in, o)
-		}
+		plan = MirroringPlanner(nil)
 	}
 	out.Err = retry.OnError(backoff, func(err error) bool {
 		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
@@ -133,7 +131,11 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		if opts.Write == nil || out.Plan.InSync() {
 			return nil
 		}
-		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, *opts.Write)
+		// The plan was made under the kind's value (ManagedByOf); apply
+		// checks every slice it touches against that value.
+		write := *opts.Write
+		write.ManagedBy = ManagedByOf(out.Service, write.ManagedBy)
+		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, write)
 		out.Result.Add(res)
 		return err
 	})
