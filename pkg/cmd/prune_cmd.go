@@ -18,6 +18,9 @@ type PruneOptions struct {
 	*RootOptions
 	ManagedBy string
 	DryRun    apply.DryRun
+	// Force prunes under a --managed-by value that slices kubectl-slices
+	// did not write also carry.
+	Force bool
 }
 
 func newPruneCommand(root *RootOptions) *cobra.Command {
@@ -66,6 +69,7 @@ Exit codes:
 		},
 	}
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to prune")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Prune even when slices kubectl-slices did not write carry --managed-by")
 	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" deletes; "client" sends nothing; "server" sends each delete with dryRun=All`)
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -82,6 +86,11 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 			return interrupted(ctx)
 		}
 		return describe(ns, "", err)
+	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+			return err
+		}
 	}
 	found, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
 	if err != nil {

@@ -144,6 +144,11 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No Services selected.")
 		return nil
 	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
+			return err
+		}
+	}
 	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
 	errStyle := printers.StyleFor(o.Color, o.ErrOut)
 	step, done := printers.Progress(o.ErrOut)

@@ -115,6 +115,11 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 			return usageError("invalid selector %q: %v", o.Targets.Selector, err)
 		}
 	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
+			return err
+		}
+	}
 	return o.runController(ctx, client, ns, opts)
 }
 

@@ -16,7 +16,8 @@ import (
 //   - ours exist and a sync would change them: Stale (the Endpoints object
 //     changed while nothing ran, or some of ours went missing);
 //   - no slice of any manager although the Endpoints object lists
-//     addresses: NoSlices (the mirroring controller is likely down);
+//     addresses: NoSlices (the mirroring controller is likely down); with
+//     none of ours but another manager's, nothing is judged;
 //   - the Endpoints object is gone (or asks not to be mirrored) and a sync
 //     would delete ours: Orphaned. prune leaves mirrored slices to sync,
 //     which deletes them as upstream's mirroring controller does.
@@ -43,6 +44,10 @@ func checkMirrored(in checkInput, o Options) []Finding {
 		f.Kind, f.ManagedBy = NoSlices, []string{}
 		f.Message = fmt.Sprintf("no EndpointSlices at all although %s: kube-controller-manager's mirroring controller is likely down",
 			strings.TrimPrefix(plan.Service.Message, "endpoints are mirrored from "))
+	case len(ours) == 0:
+		// Another manager (the mirroring controller) publishes it: only
+		// our own slices are judged against the Endpoints object.
+		return nil
 	default:
 		f.Kind, f.Slices = StaleSlices, ours
 		f.Message = fmt.Sprintf("our mirrored slices are stale against their Endpoints object (%s to create, %s to update, %s to delete): %s",

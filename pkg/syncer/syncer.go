@@ -143,10 +143,29 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 }
 
 // DeleteAll deletes our slices of a Service that no longer exists: the
-// garbage collector may be as down as the controller manager.
+// garbage collector may be as down as the controller manager. Under a
+// controller's value, ours carry either controller's value
+// (reconcile.OurValues); each is deleted under its own, so apply still
+// refuses any other.
 func DeleteAll(ctx context.Context, slices discoveryclient.EndpointSlicesGetter, namespace string, ours []*discovery.EndpointSlice, write apply.Options) (apply.Result, error) {
-	if len(ours) == 0 {
-		return apply.Result{}, nil
+	var res apply.Result
+	for _, mb := range reconcile.OurValues(write.ManagedBy) {
+		var these []*discovery.EndpointSlice
+		for _, s := range ours {
+			if s.Labels[discovery.LabelManagedBy] == mb {
+				these = append(these, s)
+			}
+		}
+		if len(these) == 0 {
+			continue
+		}
+		w := write
+		w.ManagedBy = mb
+		r, err := apply.Apply(ctx, slices.EndpointSlices(namespace), &reconcile.Plan{Delete: these}, w)
+		res.Add(r)
+		if err != nil {
+			return res, err
+		}
 	}
-	return apply.Apply(ctx, slices.EndpointSlices(namespace), &reconcile.Plan{Delete: ours}, write)
+	return res, nil
 }
