@@ -116,8 +116,8 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		}
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
-			return err
+		opts.BeforeWrites = func(ctx context.Context) error {
+			return o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager)
 		}
 	}
 	return o.runController(ctx, client, ns, opts)
@@ -150,9 +150,12 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 func daemonError(ns, scope string, err error) error {
 	var ce *daemon.ConfigError
 	var ae *daemon.APIError
+	var ee *ExitError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ee):
+		return ee // worded already (a takeover refused before the first write)
 	case errors.As(err, &ce):
 		return &ExitError{Code: ExitUsage, Err: ce}
 	case errors.As(err, &ae):
