@@ -49,6 +49,11 @@ command that repairs it:
   OrphanedEndpoints  a v1 Endpoints object of kubectl-slices whose Service is gone, has no
                      selector or became ExternalName (repair: prune)
 
+A Service without selector is judged against its Endpoints object, as sync mirrors it:
+our mirrored slices that no longer match it are Stale, none at all is NoSlices, and ours
+whose Endpoints object is gone are Orphaned (repair: sync). Without the right to read
+Endpoints, what needs them is skipped and said so on stderr (and in -o json).
+
 Like diff, the exit code says whether anything was found, so check serves as a CI or
 cron probe.
 
