@@ -43,7 +43,13 @@ func (e *TakeoverError) Error() string {
 //
 // The controllers' own values need --force anyway ("the controller is off
 // for good"), which also skips this check; callers skip it under --force.
+// Our default value is kubectl-slices' own name, guarded by the webhook
+// where it is deployed: it is not checked, which keeps a run's requests as
+// they were (one list fewer per run).
 func CheckTakeover(ctx context.Context, client kubernetes.Interface, namespace, managedBy, fieldManager string) error {
+	if managedBy == reconcile.DefaultManagedBy {
+		return nil
+	}
 	var foreign []string
 	for _, mb := range reconcile.OurValues(managedBy) {
 		slices, err := ourSlices(ctx, client, namespace, mb)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 func writtenBy(s *discovery.EndpointSlice, managers ...string) *discovery.EndpointSlice {
@@ -55,5 +56,13 @@ func TestCheckTakeover(t *testing.T) {
 				t.Fatalf("got %v, want a refusal naming %s", err, tc.refuse)
 			}
 		})
+	}
+}
+
+// Our own default value is not checked: no request, no refusal.
+func TestCheckTakeoverSkipsOurDefault(t *testing.T) {
+	client := fake.NewClientset(writtenBy(slice("web-k", "web", reconcile.DefaultManagedBy), "x"))
+	if err := CheckTakeover(context.Background(), client, "shop", reconcile.DefaultManagedBy, ""); err != nil || len(client.Actions()) != 0 {
+		t.Errorf("default value: %v after %d requests", err, len(client.Actions()))
 	}
 }
