@@ -28,8 +28,12 @@ func (e *TakeoverError) Error() string {
 	if len(named) > maxNamed {
 		named, more = named[:maxNamed], fmt.Sprintf(" and %d more", len(e.Slices)-maxNamed)
 	}
-	return fmt.Sprintf("refusing to write under managed-by %q: EndpointSlice %s%s carry it but were not written by kubectl-slices (another tool's value?); pick another --managed-by, or pass --force to take them over",
-		e.ManagedBy, strings.Join(named, ", "), more)
+	what, verbs, them := "EndpointSlices", "carry it but were", "them"
+	if len(e.Slices) == 1 {
+		what, verbs, them = "EndpointSlice", "carries it but was", "it"
+	}
+	return fmt.Sprintf("refusing to write under managed-by %q: %s %s%s %s not written by kubectl-slices (another tool's value?); pick another --managed-by, or pass --force to take %s over",
+		e.ManagedBy, what, strings.Join(named, ", "), more, verbs, them)
 }
 
 // CheckTakeover lists the slices of namespace ("" for all) labelled with

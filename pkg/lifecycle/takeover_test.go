@@ -52,7 +52,7 @@ func TestCheckTakeover(t *testing.T) {
 			switch {
 			case tc.refuse == "" && err != nil:
 				t.Fatalf("refused: %v", err)
-			case tc.refuse != "" && (!errors.As(err, &te) || !strings.Contains(err.Error(), "EndpointSlice "+tc.refuse+" carry it")):
+			case tc.refuse != "" && (!errors.As(err, &te) || !strings.Contains(err.Error(), "EndpointSlice "+tc.refuse+" carries it")):
 				t.Fatalf("got %v, want a refusal naming %s", err, tc.refuse)
 			}
 		})
@@ -64,5 +64,13 @@ func TestCheckTakeoverSkipsOurDefault(t *testing.T) {
 	client := fake.NewClientset(writtenBy(slice("web-k", "web", reconcile.DefaultManagedBy), "x"))
 	if err := CheckTakeover(context.Background(), client, "shop", reconcile.DefaultManagedBy, ""); err != nil || len(client.Actions()) != 0 {
 		t.Errorf("default value: %v after %d requests", err, len(client.Actions()))
+	}
+}
+
+func TestTakeoverErrorNamesAFew(t *testing.T) {
+	e := &TakeoverError{ManagedBy: "m", Slices: []string{"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}}
+	want := `refusing to write under managed-by "m": EndpointSlices a/1, a/2, a/3, a/4, a/5 and 2 more carry it but were not written by kubectl-slices (another tool's value?); pick another --managed-by, or pass --force to take them over`
+	if e.Error() != want {
+		t.Errorf("got  %s\nwant %s", e.Error(), want)
 	}
 }
