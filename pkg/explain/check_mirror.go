@@ -6,6 +6,7 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -36,12 +37,12 @@ func checkMirrored(in checkInput, o Options) []Finding {
 		if len(plan.Delete) == 0 {
 			return nil
 		}
-		f.Kind, f.Slices = Orphaned, names(plan.Delete)
+		f.Kind, f.Slices = FindingOrphaned, names(plan.Delete)
 		f.Message = "our mirrored slices outlive what they mirror: " + plan.Service.Message
 	case plan.Service.Reason != reconcile.ServiceMirrored:
 		return nil
 	case len(liveSlices(in.in.Slices)) == 0:
-		f.Kind, f.ManagedBy = NoSlices, []string{}
+		f.Kind, f.ManagedBy = FindingNoSlices, []string{}
 		f.Message = fmt.Sprintf("no EndpointSlices at all although %s: kube-controller-manager's mirroring controller is likely down",
 			strings.TrimPrefix(plan.Service.Message, "endpoints are mirrored from "))
 	case len(ours) == 0:
@@ -49,9 +50,9 @@ func checkMirrored(in checkInput, o Options) []Finding {
 		// our own slices are judged against the Endpoints object.
 		return nil
 	default:
-		f.Kind, f.Slices = StaleSlices, ours
+		f.Kind, f.Slices = FindingStale, ours
 		f.Message = fmt.Sprintf("our mirrored slices are stale against their Endpoints object (%s to create, %s to update, %s to delete): %s",
-			plural(len(plan.Create), "slice", "slices"), plural(len(plan.Update), "slice", "slices"), plural(len(plan.Delete), "slice", "slices"), plan.Service.Message)
+			english.Plural(len(plan.Create), "slice", "slices"), english.Plural(len(plan.Update), "slice", "slices"), english.Plural(len(plan.Delete), "slice", "slices"), plan.Service.Message)
 	}
 	return []Finding{f}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 )
@@ -18,7 +19,7 @@ func Released(w io.Writer, st Style, out lifecycle.ReleaseOutcome, dryRun string
 	if dryRun != "" {
 		verb = st.Cyan("would be released" + dryRun)
 	}
-	why := fmt.Sprintf("kube-controller-manager publishes the same endpoints in %s", plural(len(hb.Controller), "slice", "slices"))
+	why := fmt.Sprintf("kube-controller-manager publishes the same endpoints in %s", english.Plural(len(hb.Controller), "slice", "slices"))
 	if !hb.Same {
 		why = "forced: kube-controller-manager's slices differ or are missing"
 	}
