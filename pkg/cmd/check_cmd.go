@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,6 +50,11 @@ command that repairs it:
                      longer lists what the Pods justify (repair: sync --with-endpoints)
   OrphanedEndpoints  a v1 Endpoints object of kubectl-slices whose Service is gone, has no
                      selector or became ExternalName (repair: prune)
+
+A Service without selector is judged against its Endpoints object, as sync mirrors it:
+our mirrored slices that no longer match it are Stale, none at all is NoSlices, and ours
+whose Endpoints object is gone are Orphaned (repair: sync). Without the right to read
+Endpoints, what needs them is skipped and said so on stderr (and in -o json).
 
 Like diff, the exit code says whether anything was found, so check serves as a CI or
 cron probe.
@@ -100,6 +107,10 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 			return exit.FromSignal(ctx)
 		}
 		return exit.Describe(ns, "", err)
+	}
+	if len(report.Skipped) > 0 {
+		// What lack of optional rights left out, in every format.
+		fmt.Fprintf(o.ErrOut, "Warning: skipped %s\n", strings.Join(report.Skipped, "; "))
 	}
 	if o.Output != "" {
 		if err := printers.Data(o.Out, o.Output, report); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // ExplainOptions are explain's typed options.
@@ -144,7 +145,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted})
+	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)
 	} else {

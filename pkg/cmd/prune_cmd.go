@@ -20,6 +20,9 @@ type PruneOptions struct {
 	ManagedBy string
 	DryRun    apply.DryRun
 	namespace string
+	// Force prunes under a --managed-by value that slices kubectl-slices
+	// did not write also carry.
+	Force bool
 }
 
 func newPruneCommand(root *RootOptions) *cobra.Command {
@@ -56,6 +59,7 @@ Exit codes:
 	}
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to prune")
 	addDryRunFlag(cmd, &o.DryRun, "deletes", "each delete")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Prune even when slices kubectl-slices did not write carry --managed-by")
 	return cmd
 }
 
@@ -92,6 +96,11 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 			return exit.FromSignal(ctx)
 		}
 		return exit.Describe(ns, "", err)
+	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+			return err
+		}
 	}
 	found, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
 	if err != nil {

@@ -79,7 +79,7 @@ touched.
 	addTargetFlags(cmd, &o.Targets)
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to hand back")
 	addDryRunFlag(cmd, &o.DryRun, "deletes", "each delete")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete our slices even when kube-controller-manager's differ from them or are missing")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete our slices even when kube-controller-manager's differ from them or are missing, or when slices kubectl-slices did not write carry --managed-by")
 	cmd.Flags().StringVar(&o.wait, "wait", "", "Wait until kube-controller-manager's slices publish what ours do (alone: 5m; or a duration)")
 	cmd.Flags().Lookup("wait").NoOptDefVal = "5m"
 	return cmd
@@ -117,6 +117,11 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
+	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+			return err
+		}
 	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
 		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers}}

@@ -142,6 +142,11 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No Services selected.")
 		return nil
 	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
+			return err
+		}
+	}
 	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
 	opts := syncer.Options{Plan: o.Plan.options(), Write: write}
 	if !o.Force {

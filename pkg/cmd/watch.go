@@ -108,6 +108,11 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 			return exit.Usagef("invalid selector %q: %v", o.Targets.Selector, err)
 		}
 	}
+	if !o.Force {
+		opts.BeforeWrites = func(ctx context.Context) error {
+			return o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager)
+		}
+	}
 	return o.runController(ctx, client, ns, opts)
 }
 
@@ -136,9 +141,12 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 func daemonError(ns, scope string, err error) error {
 	var ce *daemon.ConfigError
 	var ae *daemon.APIError
+	var ee *exit.Error
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ee):
+		return ee // worded already (a takeover refused before the first write)
 	case errors.As(err, &ce):
 		return &exit.Error{Code: exit.Usage, Err: ce}
 	case errors.As(err, &ae):

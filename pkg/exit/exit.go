@@ -161,8 +161,12 @@ func Describe(ns, name string, err error) error {
 			}
 		}
 		verb := forbiddenVerb(status.Status().Message)
-		return &Error{API, fmt.Errorf("%s: forbidden: cannot %s %s in namespace %s; ask for RBAC that allows it (kubectl auth can-i %s %s -n %s)",
-			obj, verb, what, ns, verb, what, ns)}
+		where, scope := "in namespace "+ns, "-n "+ns
+		if ns == "" {
+			where, scope = "in all namespaces", "-A"
+		}
+		return &Error{API, fmt.Errorf("%s: forbidden: cannot %s %s %s; ask for RBAC that allows it (kubectl auth can-i %s %s %s)",
+			obj, verb, what, where, verb, what, scope)}
 	case isUnreachable(err):
 		return &Error{API, fmt.Errorf("%s: %s", obj, unreachable(err))}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -56,14 +57,23 @@ type CheckReport struct {
 	// --with-endpoints) that were checked.
 	Endpoints int       `json:"endpoints"`
 	Findings  []Finding `json:"findings"`
+	// Skipped says what was not checked for lack of optional rights (to
+	// read Endpoints), one line each; absent when everything was.
+	Skipped []string `json:"skipped,omitempty"`
 	// Healthy: no findings.
 	Healthy bool `json:"healthy"`
 }
 
 // CheckService audits one Service from its plan and the live slices it was
 // made from, as explain judges them. Orphans are found separately
-// (Orphans), since their Service may not exist.
+// (Orphans), since their Service may not exist. A Service without selector
+// planned by pkg/mirror (syncer.PlanService) is judged against its
+// Endpoints object (checkMirrored); o.ManagedBy is the value its kind of
+// slice carries.
 func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding {
+	if mirror.Applies(in.Service) {
+		return checkMirrored(checkInput{in: in, plan: plan}, o)
+	}
 	if !plan.Service.Planned() {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Kind names a finding about a Service; the values are stable, --deny-on
@@ -120,7 +122,9 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 		reps[i] = g.rep
 	}
 	in := reconcile.Input{Service: svc, Pods: reps, Nodes: reconcile.Nodes{Unreadable: true}}
-	plan, err := reconcile.Compute(in, o)
+	// syncer's one planner choice; offline (no Endpoints lookup), which for
+	// a Service with a selector is pkg/reconcile, and does no I/O.
+	plan, err := syncer.PlanService(context.Background(), nil, in, o)
 	if err != nil {
 		return nil, err
 	}
