@@ -14,17 +14,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
+// slice is a slice of svc/web as read from the API server.
 func slice(name, managedBy string) *discovery.EndpointSlice {
-	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", ResourceVersion: "7", UID: types.UID("u-" + name),
-		Labels: map[string]string{discovery.LabelManagedBy: managedBy, discovery.LabelServiceName: "web"}}, AddressType: discovery.AddressTypeIPv4}
+	return testutil.NewSlice("shop", name).Service("web").ManagedBy(managedBy).ResourceVersion("7").UID("u-" + name).Build()
 }
 
 func opts(d DryRun) Options {

@@ -50,7 +50,7 @@ func planChanges(update, create, del []*discovery.EndpointSlice, liveOf func(str
 func changes(live, written []*discovery.EndpointSlice) []string {
 	before, after := endpointsByPod(live), endpointsByPod(written)
 	var out []string
-	for _, pod := range sortedKeys(before, after) {
+	for _, pod := range keysOfEither(before, after) {
 		b, inBefore := before[pod]
 		a, inAfter := after[pod]
 		switch {
@@ -92,7 +92,8 @@ func endpointsByPod(slices []*discovery.EndpointSlice) map[string]discovery.Endp
 	return out
 }
 
-func sortedKeys(a, b map[string]discovery.Endpoint) []string {
+// keysOfEither lists, sorted, the keys of a and of b.
+func keysOfEither(a, b map[string]discovery.Endpoint) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range []map[string]discovery.Endpoint{a, b} {

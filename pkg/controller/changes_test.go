@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -18,8 +18,7 @@ func ep(pod, addr string, ready, terminating bool, zone string) discovery.Endpoi
 }
 
 func ourSlice(name string, eps ...discovery.Endpoint) *discovery.EndpointSlice {
-	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
-		Labels: map[string]string{discovery.LabelManagedBy: reconcile.DefaultManagedBy, discovery.LabelServiceName: "web"}}, Endpoints: eps}
+	return testutil.NewSlice("shop", name).Service("web").ManagedBy(reconcile.DefaultManagedBy).Endpoints(eps...).Build()
 }
 
 // Each kind of Pod change is named; a write with no endpoint change is a

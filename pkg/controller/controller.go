@@ -55,6 +55,12 @@ type Options struct {
 	// Abort, when not nil, is cancelled when writing must stop at once
 	// (leadership lost); writes in flight are cut rather than finished.
 	Abort context.Context
+	// BeforeWrites, when not nil, is asked once the caches are filled and
+	// the lease is held, before the first write; an error stops the loop
+	// with nothing written (sync --watch refuses a managed-by value whose
+	// slices kubectl-slices did not write: the cache holds no managedFields,
+	// so it reads them itself).
+	BeforeWrites func(context.Context) error
 }
 
 // Controller keeps the selected Services' slices current.
@@ -132,6 +138,15 @@ func (c *Controller) Run(ctx context.Context) error {
 	if !c.waitLeading(ctx) {
 		c.queue.ShutDown()
 		return nil // stopped while standing by: nothing was written
+	}
+	if c.opts.BeforeWrites != nil {
+		if err := c.opts.BeforeWrites(ctx); err != nil {
+			c.queue.ShutDown()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
 	}
 	var wg sync.WaitGroup
 	for range c.opts.Workers {

@@ -14,10 +14,8 @@
 // it leads, and Options.Abort cuts writes in flight when the lease is lost.
 // Failed syncs are Warning events on the Service, as upstream records them.
 //
-// Cost, as measured (make bench-watch, 20,000 Pods): each sync re-plans the
-// whole Service from the cache, as upstream does; a CPU profile of a flip
-// showed the planner's per-Pod pass and its sort of shuffled Pods (about
-// 60%; the cache now hands Pods over sorted) and the garbage collector
-// (about 20%, GOGC=50 keeps the resident set under 200 MiB). Planning only
-// the Pods that changed would cut both; it is not done.
+// Each sync re-plans the whole Service from the cache, as upstream does;
+// planning only the Pods that changed would cost less, and is not done (the
+// README's Performance section has the measured figures and where the time
+// goes).
 package controller

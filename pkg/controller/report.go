@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -169,17 +170,10 @@ func counts(res apply.Result) string {
 		verb string
 	}{{len(res.Created), "created"}, {len(res.Updated), "updated"}, {len(res.Deleted), "deleted"}} {
 		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d %s", p.verb, p.n, plural(p.n, "slice", "slices")))
+			parts = append(parts, p.verb+" "+english.Plural(p.n, "slice", "slices"))
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func shorten(s []string, n int) []string {
