@@ -44,7 +44,7 @@ func (s *standbySync) hold(cause func() time.Time) func(in reconcile.Input, plan
 			mem = standby.Initial(*c.opts.Standby, in.Slices)
 		}
 		d := standby.Decide(*c.opts.Standby, mem, standby.Input{
-			Controller: controllerOf(in.Service), Desired: plan.Final(), Live: in.Slices, Cause: cause(), Now: c.now(),
+			Controller: controllerOf(in.Service), Desired: plan.Final(), Live: in.Slices, ServiceUID: in.Service.UID, Cause: cause(), Now: c.now(),
 		})
 		s.decision = &d
 		if d.Action == standby.Write {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 )
@@ -58,6 +59,10 @@ type Input struct {
 	Desired []*discovery.EndpointSlice
 	// Live are the Service's slices as the cache holds them.
 	Live []*discovery.EndpointSlice
+	// ServiceUID is the Service's; the controller's slices owned by
+	// another Service of the same name (deleted, about to be collected)
+	// do not publish this one.
+	ServiceUID types.UID
 	// Cause is when the change this sync reflects happened (a Pod's Ready
 	// transition, the Service's creation); zero when unknown, and then the
 	// difference is dated now.
@@ -122,7 +127,7 @@ func Initial(cfg Config, live []*discovery.EndpointSlice) Memory {
 
 // Decide moves a Service's state on one sync.
 func Decide(cfg Config, prev Memory, in Input) Decision {
-	hb := explain.JudgeHandbackTo(in.Live, cfg.ManagedBy, in.Controller, in.Desired)
+	hb := explain.JudgeHandbackTo(owned(in.Live, in.ServiceUID, cfg.ManagedBy), cfg.ManagedBy, in.Controller, in.Desired)
 	current := len(hb.Controller) > 0 && hb.Current
 	m := prev
 	d := Decision{Judgement: hb}
@@ -192,12 +197,38 @@ func Decide(cfg Config, prev Memory, in Input) Decision {
 	return d
 }
 
+// owned drops the slices, other than ours, that a Service other than uid
+// owns: a Service deleted and re-created under the same name keeps the old
+// one's slices until the garbage collector deletes them.
+func owned(live []*discovery.EndpointSlice, uid types.UID, ours string) []*discovery.EndpointSlice {
+	if uid == "" {
+		return live
+	}
+	out := make([]*discovery.EndpointSlice, 0, len(live))
+	for _, s := range live {
+		if s.Labels[discovery.LabelManagedBy] != ours && ownedByOther(s, uid) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func ownedByOther(s *discovery.EndpointSlice, uid types.UID) bool {
+	for _, o := range s.OwnerReferences {
+		if o.Kind == "Service" && o.UID != uid {
+			return true
+		}
+	}
+	return false
+}
+
 func takeoverReason(hb explain.Handback, controller string, behind time.Duration) string {
 	who := "kube-controller-manager"
 	if len(hb.Controller) == 0 {
-		return fmt.Sprintf("%s publishes no slices (%s) for %s: taking over", who, controller, round(behind))
+		return fmt.Sprintf("%s has published no slices (%s) for %s", who, controller, round(behind))
 	}
-	return fmt.Sprintf("%s's slices have not published the desired endpoints for %s: taking over", who, round(behind))
+	return fmt.Sprintf("%s's slices have not published the desired endpoints for %s", who, round(behind))
 }
 
 func nonNegative(d time.Duration) time.Duration {

@@ -154,3 +154,33 @@ func TestControllerNamed(t *testing.T) {
 		t.Fatalf("another controller's slices counted: %+v", d)
 	}
 }
+
+// The controller's slices of a deleted Service of the same name (another
+// owner UID) do not count as publishing the re-created one.
+func TestOldServiceSlicesDoNotCount(t *testing.T) {
+	want := slice(ours, true)
+	old := slice(reconcile.ControllerManagedBy, true)
+	old.OwnerReferences = []metav1.OwnerReference{{Kind: "Service", Name: "web", UID: "old"}}
+	d := Decide(cfg, Memory{State: Standby}, Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{want},
+		Live: []*discovery.EndpointSlice{old}, ServiceUID: "new", Now: t0})
+	if d.Action != Hold || d.Memory.Behind.IsZero() || len(d.Judgement.Controller) != 0 {
+		t.Fatalf("old Service's slices counted: %+v", d)
+	}
+	old.OwnerReferences[0].UID = "new"
+	d = Decide(cfg, Memory{State: Standby}, Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{want},
+		Live: []*discovery.EndpointSlice{old}, ServiceUID: "new", Now: t0})
+	if !d.Memory.Behind.IsZero() {
+		t.Fatalf("own slices not counted: %+v", d)
+	}
+}
+
+// Slices of ours found in standby (a hand-back whose delete failed) are
+// handed back the careful way: after the hold, not at once.
+func TestOursInStandbyHandedBackAfterHold(t *testing.T) {
+	want := slice(ours, true)
+	live := []*discovery.EndpointSlice{slice(reconcile.ControllerManagedBy, true), slice(ours, true)}
+	d := Decide(cfg, Memory{State: Standby}, Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{want}, Live: live, Now: t0})
+	if d.Action != Write || d.Memory.State != HandingBack || d.RequeueAfter != cfg.HandbackHold {
+		t.Fatalf("got action %v state %s requeue %s", d.Action, d.Memory.State, d.RequeueAfter)
+	}
+}
