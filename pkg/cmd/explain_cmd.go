@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -134,7 +135,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted})
+	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted, Now: time.Now()})
 	switch o.Output {
 	case "json":
 		b, err := json.MarshalIndent(report, "", "  ")

@@ -22,6 +22,9 @@ type Report struct {
 	Defaulted []string  `json:"defaulted"`
 	InSync    bool      `json:"inSync"`
 	Diagnosis Diagnosis `json:"diagnosis"`
+	// ControllerBehind, when kube-controller-manager's slices do not
+	// publish the desired endpoints, says since when and why.
+	ControllerBehind *Behind `json:"controllerBehind,omitempty"`
 }
 
 // ServiceInfo describes the Service and whether slices are expected for it.

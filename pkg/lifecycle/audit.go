@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -52,7 +53,7 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	}
 	r.Endpoints = len(eps)
 	r.Services = len(svcs)
-	eo := explain.Options{ManagedBy: opts.ManagedBy, MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice}
+	eo := explain.Options{ManagedBy: opts.ManagedBy, MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: time.Now()}
 	for _, obj := range c.Services.List() {
 		svc := obj.(*corev1.Service)
 		in, err := c.Load(ctx, svc)

@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Two replicas with leader election in standby mode: the controller is
+// killed and some Services change; only the leader writes (takes them
+// over). The leader is SIGKILLed: the new leader finds our slices and keeps
+// those Services served (no hand-back, no takeover of the others), and
+// hands them back once the controller returns.
+func TestStandbyLeaderElection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cp := ownCluster(t, ctx)
+	if err := cp.StartControllerManager(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ns := newNamespace(t, cp)
+	f := newFleet(cp, ns, 60)
+	for i := 0; i < 6; i++ {
+		f.addService(t, fmt.Sprintf("web-%d", i), 2)
+	}
+	controllerCurrent(t, cp, f, 60*time.Second)
+	lease := []string{"--leader-elect", "--leader-elect-resource-namespace", ns, "--leader-elect-lease-duration", testLease.String(),
+		"--leader-elect-renew-deadline", testRenew.String(), "--leader-elect-retry-period", testRetry.String(), "--handback-hold=5s"}
+	a := startStandby(t, cp, ns, lease...)
+	a.waitLine(t, "leading: writing from now on", 20*time.Second)
+	b := startStandby(t, cp, ns, lease...)
+	b.waitLine(t, "standing by", 20*time.Second)
+
+	cp.KillControllerManager()
+	svcs := f.services()
+	changed := map[string]time.Time{}
+	for _, svc := range svcs[:3] {
+		changed[svc] = time.Now()
+		f.flip(t, svc)
+	}
+	waitTakenOver(t, cp, f, changed)
+	if w := b.writes(t); w != 0 {
+		t.Fatalf("the replica standing by wrote %v slices", w)
+	}
+
+	_ = a.cmd.Process.Kill()
+	<-a.done
+	b.waitLine(t, "leading: writing from now on", testLease+5*time.Second)
+	time.Sleep(standbyThreshold + time.Second)
+	within(t, "the new leader serves the Services taken over", 5*time.Second, func() bool {
+		s := standbyStates(t, b)
+		return s["serving"] == 3 && s["standby"] == 3
+	})
+	by, _ := sliceStates(t, cp, ns)
+	for i, svc := range svcs {
+		_, ours := by[oursLabel][svc]
+		if ours != (i < 3) {
+			t.Fatalf("after the failover svc/%s has ours %v (%q)", svc, ours, by[oursLabel][svc])
+		}
+	}
+	if n := value(b.metrics(t), "kubectl_slices_handbacks_total", nil); n != 0 {
+		t.Fatalf("the new leader handed back %v Services while the controller is down", n)
+	}
+	// A flip on a served Service is the new leader's to write.
+	start := time.Now()
+	f.flip(t, svcs[0])
+	within(t, "the new leader writes a flip", 2*time.Second, func() bool { return endpointState(t, cp, ns, svcs[0]) == f.desired(svcs[0]) })
+	t.Logf("flip written %s after it", time.Since(start).Round(time.Millisecond))
+
+	if err := cp.StartControllerManager(ctx); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "handed back by the new leader", 60*time.Second, func() bool {
+		by, _ := sliceStates(t, cp, ns)
+		for _, svc := range svcs {
+			if _, ours := by[oursLabel][svc]; ours || by[controllerLabel][svc] != f.desired(svc) {
+				return false
+			}
+		}
+		return true
+	})
+}
