@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -40,6 +43,34 @@ func TestStandbyLeaderElection(t *testing.T) {
 		f.flip(t, svc)
 	}
 	waitTakenOver(t, cp, f, changed)
+	// check says, per Service, how long the controller has been behind and
+	// why, dated from the flip (Ready transitions are stored in seconds).
+	res := kubectl(t, cp, "slices", "check", "-n", ns, "-o", "json")
+	var report struct {
+		Findings []struct{ Service, Kind, Message string }
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil {
+		t.Fatalf("check -o json: %v\n%s%s", err, res.Stdout, res.Stderr)
+	}
+	behind := regexp.MustCompile(`kube-controller-manager has been behind for (\d+)s: pod (web-\d+)-\d+ became (not )?ready and is still published (not )?ready`)
+	seen, example := map[string]bool{}, ""
+	for _, f := range report.Findings {
+		m := behind.FindStringSubmatch(f.Message)
+		if m == nil {
+			continue
+		}
+		secs, _ := strconv.Atoi(m[1])
+		at, ok := changed[f.Service]
+		if d := time.Duration(secs)*time.Second - time.Since(at); !ok || m[2] != f.Service || d > 2*time.Second || d < -2*time.Second {
+			t.Fatalf("check on svc/%s: %q (%s after its change)", f.Service, f.Message, time.Since(at).Round(time.Second))
+		}
+		seen[f.Service] = true
+		example = f.Message
+	}
+	if len(seen) != len(changed) {
+		t.Fatalf("check reported the controller's lag for %v, want %d Services:\n%s", seen, len(changed), res.Stdout)
+	}
+	t.Logf("check: %s", example)
 	if w := b.writes(t); w != 0 {
 		t.Fatalf("the replica standing by wrote %v slices", w)
 	}
