@@ -51,6 +51,15 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	for _, ep := range eps {
 		epByKey[ep.Namespace+"/"+ep.Name] = ep
 	}
+	// The Endpoints controller's own objects, to report their drift.
+	theirs, err := ourEndpoints(ctx, client, namespace, endpoints.ControllerManagedBy)
+	if err != nil {
+		return r, fmt.Errorf("list endpoints: %w", err)
+	}
+	controllerEp := map[string]*corev1.Endpoints{}
+	for _, ep := range theirs {
+		controllerEp[ep.Namespace+"/"+ep.Name] = ep
+	}
 	r.Endpoints = len(eps)
 	r.Services = len(svcs)
 	eo := explain.Options{ManagedBy: opts.ManagedBy, MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: time.Now()}
@@ -66,6 +75,9 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 		}
 		r.Findings = append(r.Findings, explain.CheckService(in, plan, eo)...)
 		if f := staleEndpoints(in, epByKey[svc.Namespace+"/"+svc.Name], opts.ManagedBy); f != nil {
+			r.Findings = append(r.Findings, *f)
+		}
+		if f := controllerEndpointsDrift(in, controllerEp[svc.Namespace+"/"+svc.Name]); f != nil {
 			r.Findings = append(r.Findings, *f)
 		}
 	}
@@ -94,6 +106,19 @@ func staleEndpoints(in reconcile.Input, ep *corev1.Endpoints, managedBy string) 
 		return nil
 	}
 	return explain.EndpointsFinding(plan, managedBy)
+}
+
+// controllerEndpointsDrift judges the Endpoints controller's object of a
+// Service against what its Pods call for.
+func controllerEndpointsDrift(in reconcile.Input, ep *corev1.Endpoints) *explain.Finding {
+	if ep == nil {
+		return nil
+	}
+	plan, err := endpoints.Compute(endpoints.Input{Service: in.Service, Pods: in.Pods, Live: ep}, endpoints.Options{ManagedBy: endpoints.ControllerManagedBy})
+	if err != nil {
+		return nil
+	}
+	return explain.ControllerEndpointsFinding(plan)
 }
 
 // cachedService looks Services up in the cache for explain.Orphans.
