@@ -261,15 +261,19 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, opts)
 	c.record(out.Result)
 	c.observe(key, svc, out)
+	// A takeover is said before the writes it made.
+	var standbyErr error
+	if sb != nil {
+		standbyErr = sb.commit(ctx, out)
+	}
 	if out.Result.Writes() > 0 {
 		c.report.Write(key, out.Plan, out.Result)
 	}
-	if sb != nil {
-		if err := sb.commit(ctx, out); err != nil && out.Err == nil {
-			return err
-		}
-	} else if out.Err == nil && out.Plan != nil {
+	if sb == nil && out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)
+	}
+	if standbyErr != nil && out.Err == nil {
+		return standbyErr
 	}
 	if out.Err == nil && c.opts.WithEndpoints && out.Held == "" && out.Input.Service != nil {
 		return c.syncEndpoints(ctx, key, out.Input.Service, out.Input.Pods)

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Two replicas with leader election in standby mode: the controller is
@@ -45,6 +49,18 @@ func TestStandbyLeaderElection(t *testing.T) {
 	waitTakenOver(t, cp, f, changed)
 	// check says, per Service, how long the controller has been behind and
 	// why, dated from the flip (Ready transitions are stored in seconds).
+	// A drifting Endpoints object of the Endpoints controller (not running
+	// here), seeded by hand: the last Service's Pods listed not ready.
+	last := svcs[len(svcs)-1]
+	stuck := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: last, Namespace: ns, Labels: map[string]string{"endpoints.kubernetes.io/managed-by": "endpoint-controller"}}}
+	sub := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}
+	for _, a := range strings.Fields(f.desired(last)) {
+		sub.NotReadyAddresses = append(sub.NotReadyAddresses, corev1.EndpointAddress{IP: strings.Split(a, ":")[0]})
+	}
+	stuck.Subsets = []corev1.EndpointSubset{sub}
+	if _, err := cp.Admin.CoreV1().Endpoints(ns).Create(ctx, stuck, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	res := kubectl(t, cp, "slices", "check", "-n", ns, "-o", "json")
 	var report struct {
 		Findings []struct{ Service, Kind, Message string }
@@ -69,6 +85,19 @@ func TestStandbyLeaderElection(t *testing.T) {
 	}
 	if len(seen) != len(changed) {
 		t.Fatalf("check reported the controller's lag for %v, want %d Services:\n%s", seen, len(changed), res.Stdout)
+	}
+	drift := 0
+	for _, f := range report.Findings {
+		if f.Kind == "EndpointsDrift" {
+			drift++
+			if f.Service != last || !strings.Contains(f.Message, "in 2 addresses") || !strings.Contains(f.Message, "is listed not ready, its Pod is ready") {
+				t.Fatalf("check: EndpointsDrift on svc/%s: %q", f.Service, f.Message)
+			}
+			t.Logf("check: %s", f.Message)
+		}
+	}
+	if drift != 1 {
+		t.Fatalf("check reported %d drifting Endpoints objects, want 1 (svc/%s):\n%s", drift, last, res.Stdout)
 	}
 	t.Logf("check: %s", example)
 	if w := b.writes(t); w != 0 {
