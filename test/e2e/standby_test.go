@@ -108,6 +108,7 @@ func TestStandbySafetyNet(t *testing.T) {
 	if states["standby"] != float64(len(f.services())) || states["serving"] != 0 || states["handing-back"] != 0 {
 		t.Fatalf("healthy controller: states %v, want all %d standby", states, len(f.services()))
 	}
+	t.Logf("the standby loop used %.1f s of CPU so far", value(loop.metrics(t), "process_cpu_seconds_total", nil))
 	h := lagHistogram(t, loop)
 	t.Logf("controller lag under churn: %d differences closed, p50 %.3fs p90 %.3fs p99 %.3fs max bucket <= %s, mean %.3fs",
 		h.GetSampleCount(), histogramQuantile(h, 0.5), histogramQuantile(h, 0.9), histogramQuantile(h, 0.99), maxBucket(h), h.GetSampleSum()/float64(h.GetSampleCount()))
