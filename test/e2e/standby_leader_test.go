@@ -86,6 +86,15 @@ func TestStandbyLeaderElection(t *testing.T) {
 	if len(seen) != len(changed) {
 		t.Fatalf("check reported the controller's lag for %v, want %d Services:\n%s", seen, len(changed), res.Stdout)
 	}
+	// explain says the same in its diagnosis.
+	var one string
+	for svc := range changed {
+		one = svc
+	}
+	ex := kubectl(t, cp, "slices", "explain", "svc/"+one, "-n", ns)
+	if !behind.MatchString(ex.Stdout) || !strings.Contains(ex.Stdout, "Diagnosis:") {
+		t.Fatalf("explain svc/%s does not say how long the controller has been behind:\n%s%s", one, ex.Stdout, ex.Stderr)
+	}
 	drift := 0
 	for _, f := range report.Findings {
 		if f.Kind == "EndpointsDrift" {
