@@ -135,7 +135,8 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted, Now: time.Now()})
+	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted, Now: time.Now(),
+		Endpoints: o.controllerEndpoints(ctx, in.Service)})
 	switch o.Output {
 	case "json":
 		b, err := json.MarshalIndent(report, "", "  ")

@@ -25,6 +25,9 @@ type Options struct {
 	// Now, when set, is the time of the judgement: how long the
 	// controller has been behind is reported (ControllerBehind).
 	Now time.Time
+	// Endpoints is the Service's v1 Endpoints object, when read: one
+	// written by the Endpoints controller is judged (EndpointsDrift).
+	Endpoints *corev1.Endpoints
 }
 
 // Build explains a plan against the live slices it was made from.
@@ -53,6 +56,7 @@ func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 		r.ControllerBehind = b
 		r.Diagnosis.Summary = strings.TrimSuffix(r.Diagnosis.Summary, ".") + "; kube-controller-manager " + b.Text()
 	}
+	r.EndpointsDrift = controllerEndpointsDrift(in, o.Endpoints)
 	r.emptyLists()
 	return r
 }

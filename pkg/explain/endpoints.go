@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 // Finding kinds about the v1 Endpoints objects sync --with-endpoints writes.
@@ -162,4 +163,20 @@ func addressReadiness(ep *corev1.Endpoints) map[string]bool {
 		}
 	}
 	return out
+}
+
+// controllerEndpointsDrift is ControllerEndpointsFinding's message for
+// explain: "" when ep is nil, not the controller's, or agrees.
+func controllerEndpointsDrift(in reconcile.Input, ep *corev1.Endpoints) string {
+	if ep == nil || in.Service == nil {
+		return ""
+	}
+	plan, err := endpoints.Compute(endpoints.Input{Service: in.Service, Pods: in.Pods, Live: ep}, endpoints.Options{ManagedBy: endpoints.ControllerManagedBy})
+	if err != nil {
+		return ""
+	}
+	if f := ControllerEndpointsFinding(plan); f != nil {
+		return f.Message
+	}
+	return ""
 }

@@ -62,3 +62,18 @@ func TestControllerEndpointsFinding(t *testing.T) {
 		})
 	}
 }
+
+// explain's report carries the drift of the controller's Endpoints object.
+func TestBuildReportsEndpointsDrift(t *testing.T) {
+	in, plan := setup()
+	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", Labels: map[string]string{endpoints.LabelManagedBy: endpoints.ControllerManagedBy}},
+		Subsets: []corev1.EndpointSubset{{NotReadyAddresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}},
+			Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}}}
+	r := Build(in, plan, Options{ManagedBy: ours, Endpoints: ep})
+	if !strings.Contains(r.EndpointsDrift, "in 2 addresses: 10.0.0.1 is listed not ready, its Pod is ready") {
+		t.Fatalf("endpointsDrift %q", r.EndpointsDrift)
+	}
+	if r := Build(in, plan, Options{ManagedBy: ours}); r.EndpointsDrift != "" {
+		t.Fatalf("without the object: %q", r.EndpointsDrift)
+	}
+}

@@ -95,6 +95,10 @@ func TestStandbyLeaderElection(t *testing.T) {
 	if !behind.MatchString(ex.Stdout) || !strings.Contains(ex.Stdout, "Diagnosis:") {
 		t.Fatalf("explain svc/%s does not say how long the controller has been behind:\n%s%s", one, ex.Stdout, ex.Stderr)
 	}
+	ex = kubectl(t, cp, "slices", "explain", "svc/"+last, "-n", ns)
+	if !strings.Contains(ex.Stdout, "Endpoints: kube-controller-manager's Endpoints object disagrees with the Pods in 2 addresses") {
+		t.Fatalf("explain svc/%s does not report the drifting Endpoints object:\n%s%s", last, ex.Stdout, ex.Stderr)
+	}
 	drift := 0
 	for _, f := range report.Findings {
 		if f.Kind == "EndpointsDrift" {
