@@ -39,7 +39,7 @@ FUZZTIME ?= 10s
 fuzz-short fuzz:
 	$(GO) test ./pkg/reconcile -run '^$$' -fuzz FuzzPlanInvariants -fuzztime $(FUZZTIME)
 
-## mutate: apply each planner mutant of hack/mutants.txt to a temporary copy and
+## mutate: apply each mutant of hack/mutants.txt to a temporary copy and
 ## report which tests kill it; fails if one survives (not part of make test)
 mutate:
 	$(GO) run ./hack/mutate
@@ -89,6 +89,9 @@ bench-watch-idle: control-plane
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+	@# The planner, explain, mirror and endpoints packages stay pure: no
+	@# client, no I/O, no clock (also enforced by go test ./hack/purity).
+	$(GO) run ./hack/purity
 	cd test && $(GO) vet ./...
 	cd test/upstreamdiff && $(GO) vet ./...
 	$(GO) mod tidy && cd test && $(GO) mod tidy && cd upstreamdiff && $(GO) mod tidy

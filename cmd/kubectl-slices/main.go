@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cmd"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 func main() {
@@ -21,15 +22,15 @@ func main() {
 	root := cmd.NewRootCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	err := root.ExecuteContext(ctx)
 	stop()
-	err = cmd.InterruptWins(ctx, err)
-	var ie *cmd.InterruptedError
+	err = exit.InterruptWins(ctx, err)
+	var ie *exit.InterruptedError
 	if err != nil {
 		if errors.As(err, &ie) {
 			fmt.Fprintln(os.Stderr, ie.Error())
 		} else if msg := err.Error(); msg != "" {
 			fmt.Fprintln(os.Stderr, "error: "+msg)
 		}
-		os.Exit(cmd.ExitCode(err))
+		os.Exit(exit.Code(err))
 	}
 }
 
@@ -42,11 +43,11 @@ func notifyContext() (context.Context, func()) {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
-		var first *cmd.InterruptedError
+		var first *exit.InterruptedError
 		for {
 			select {
 			case s := <-sigs:
-				ie := &cmd.InterruptedError{Signal: s.(syscall.Signal)}
+				ie := &exit.InterruptedError{Signal: s.(syscall.Signal)}
 				if first != nil {
 					fmt.Fprintln(os.Stderr, "interrupted again: exiting now")
 					os.Exit(first.Code())

@@ -1,9 +1,10 @@
-// Command mutate checks that the planner's tests can fail: it applies each
-// mutant of a list (one small change to pkg/reconcile) to a temporary copy
-// of the repository, never to the working tree, runs the planner's tests
-// there, and reports which tests killed each mutant and which survived.
+// Command mutate checks that the tests can fail: it applies each mutant of
+// a list (one small change to the code) to a temporary copy of the
+// repository, never to the working tree, runs the tests of the packages the
+// mutant names (the planner's by default) there, and reports which tests
+// killed each mutant and which survived.
 //
-//	go run ./hack/mutate [-mutants hack/mutants.txt] [-only name,...] [-timeout 5m]
+//	go run ./hack/mutate [-mutants hack/mutants.txt] [-only name,...] [-pkg ./pkg/reconcile] [-timeout 5m]
 //
 // It exits 1 when a mutant survives or does not apply: a survivor is a rule
 // no test checks.
@@ -26,12 +27,15 @@ import (
 
 type mutant struct {
 	name, file, old, new string
+	// pkgs are the packages whose tests must kill the mutant; empty means
+	// the -pkg default.
+	pkgs []string
 }
 
 func main() {
 	list := flag.String("mutants", "hack/mutants.txt", "the list of mutants")
 	only := flag.String("only", "", "comma-separated mutant names to run (default all)")
-	pkg := flag.String("pkg", "./pkg/reconcile", "the package whose tests must kill the mutants")
+	pkg := flag.String("pkg", "./pkg/reconcile", "the package whose tests must kill a mutant that names none (\"test:\" line)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "time limit of one test run")
 	flag.Parse()
 	if err := run(*list, *only, *pkg, *timeout); err != nil {
@@ -51,7 +55,9 @@ func run(list, only, pkg string, timeout time.Duration) error {
 		return err
 	}
 	if only != "" {
-		mutants = selectMutants(mutants, strings.Split(only, ","))
+		if mutants, err = selectMutants(mutants, strings.Split(only, ",")); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "kubectl-slices-mutate-")
 	if err != nil {
@@ -61,12 +67,26 @@ func run(list, only, pkg string, timeout time.Duration) error {
 	if err := copyRepo(root, tmp); err != nil {
 		return err
 	}
-	fmt.Printf("copy of %s in %s; %d mutants; go test %s\n", root, tmp, len(mutants), pkg)
-	if ok, _, out := test(tmp, pkg, timeout); !ok {
-		return fmt.Errorf("the unmutated tests fail, nothing to measure:\n%s", out)
+	fmt.Printf("copy of %s in %s; %d mutants\n", root, tmp, len(mutants))
+	// The unmutated tests of every package named must pass, or a failure
+	// would be counted as a kill.
+	baseline := map[string]bool{}
+	for i, m := range mutants {
+		if len(m.pkgs) == 0 {
+			mutants[i].pkgs = []string{pkg}
+		}
+		for _, p := range mutants[i].pkgs {
+			if baseline[p] {
+				continue
+			}
+			baseline[p] = true
+			if ok, _, out := test(tmp, []string{p}, timeout); !ok {
+				return fmt.Errorf("the unmutated tests of %s fail, nothing to measure:\n%s", p, out)
+			}
+		}
 	}
 	bad := 0
-	fmt.Printf("%-36s %-9s %s\n", "MUTANT", "RESULT", "KILLED BY")
+	fmt.Printf("%-50s %-9s %s\n", "MUTANT", "RESULT", "KILLED BY")
 	for _, m := range mutants {
 		path := filepath.Join(tmp, m.file)
 		orig, err := os.ReadFile(path)
@@ -74,7 +94,7 @@ func run(list, only, pkg string, timeout time.Duration) error {
 			return err
 		}
 		if n := bytes.Count(orig, []byte(m.old)); n != 1 {
-			fmt.Printf("%-36s %-9s the text to replace occurs %d times in %s\n", m.name, "INVALID", n, m.file)
+			fmt.Printf("%-50s %-9s the text to replace occurs %d times in %s\n", m.name, "INVALID", n, m.file)
 			bad++
 			continue
 		}
@@ -82,20 +102,20 @@ func run(list, only, pkg string, timeout time.Duration) error {
 			return err
 		}
 		start := time.Now()
-		ok, killers, out := test(tmp, pkg, timeout)
+		ok, killers, out := test(tmp, m.pkgs, timeout)
 		if err := os.WriteFile(path, orig, 0o644); err != nil {
 			return err
 		}
 		switch {
 		case ok:
-			fmt.Printf("%-36s %-9s - (%s)\n", m.name, "SURVIVED", time.Since(start).Round(time.Second))
+			fmt.Printf("%-50s %-9s - (%s)\n", m.name, "SURVIVED", time.Since(start).Round(time.Second))
 			bad++
 		case len(killers) == 0:
 			// No test failed: the mutant did not build, or the run timed out.
-			fmt.Printf("%-36s %-9s %s\n", m.name, "INVALID", firstLine(out))
+			fmt.Printf("%-50s %-9s %s\n", m.name, "INVALID", firstLine(out))
 			bad++
 		default:
-			fmt.Printf("%-36s %-9s %s (%s)\n", m.name, "killed", strings.Join(killers, ", "), time.Since(start).Round(time.Second))
+			fmt.Printf("%-50s %-9s %s (%s)\n", m.name, "killed", strings.Join(killers, ", "), time.Since(start).Round(time.Second))
 		}
 	}
 	if bad > 0 {
@@ -107,12 +127,13 @@ func run(list, only, pkg string, timeout time.Duration) error {
 
 var failLine = regexp.MustCompile(`(?m)^--- FAIL: (\S+)`)
 
-// test runs the package's tests and returns whether they passed, the
+// test runs the packages' tests and returns whether they passed, the
 // top-level tests that failed and the output.
-func test(dir, pkg string, timeout time.Duration) (bool, []string, string) {
+func test(dir string, pkgs []string, timeout time.Duration) (bool, []string, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", pkg, "-count=1", "-timeout", timeout.String())
+	args := append(append([]string{"test"}, pkgs...), "-count=1", "-timeout", timeout.String())
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	var killers []string
@@ -122,8 +143,9 @@ func test(dir, pkg string, timeout time.Duration) (bool, []string, string) {
 	return err == nil, killers, string(out)
 }
 
-// parse reads the mutant list: blocks of "== name", "file: path", then
-// lines "- " (text to replace) and "+ " (its replacement), joined by
+// parse reads the mutant list: blocks of "== name", "file: path", an
+// optional "test: ./pkg/a ./pkg/b" (the packages whose tests must kill it),
+// then lines "- " (text to replace) and "+ " (its replacement), joined by
 // newlines. "#" starts a comment line.
 func parse(path string) ([]mutant, error) {
 	f, err := os.Open(path)
@@ -151,6 +173,8 @@ func parse(path string) ([]mutant, error) {
 			return nil, fmt.Errorf("%s:%d: %q before the first \"== name\"", path, n, line)
 		case strings.HasPrefix(line, "file: "):
 			out[len(out)-1].file = strings.TrimSpace(line[6:])
+		case strings.HasPrefix(line, "test: "):
+			out[len(out)-1].pkgs = strings.Fields(line[6:])
 		case strings.HasPrefix(line, "-"):
 			olds = append(olds, strings.TrimPrefix(line[1:], " "))
 		case strings.HasPrefix(line, "+"):
@@ -168,7 +192,9 @@ func parse(path string) ([]mutant, error) {
 	return out, sc.Err()
 }
 
-func selectMutants(all []mutant, names []string) []mutant {
+// selectMutants keeps the named mutants; a name not in the list is an
+// error, not a silent zero-mutant run that passes.
+func selectMutants(all []mutant, names []string) ([]mutant, error) {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[strings.TrimSpace(n)] = true
@@ -177,9 +203,13 @@ func selectMutants(all []mutant, names []string) []mutant {
 	for _, m := range all {
 		if want[m.name] {
 			out = append(out, m)
+			delete(want, m.name)
 		}
 	}
-	return out
+	for n := range want {
+		return nil, fmt.Errorf("no mutant named %q", n)
+	}
+	return out, nil
 }
 
 // copyRepo copies the files git knows of (tracked, and untracked but not

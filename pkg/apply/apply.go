@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,15 @@ type Options struct {
 	DryRun       DryRun
 	// Workers bounds the writes in flight within one phase.
 	Workers int
+	// Grace is how long writes already sent may take to finish once ctx is
+	// done. No write starts after ctx is done, but one on the wire may have
+	// been made by the server whatever the client does: waiting for its
+	// answer is the only way to report it. 0 cuts writes in flight at once
+	// (their outcome is then unknown and they are not reported).
+	Grace time.Duration
+	// Abort, when not nil and done, cuts writes in flight at once, grace or
+	// not (a lost lease: another replica writes now).
+	Abort context.Context
 }
 
 // FieldManager is the field manager of kubectl-slices' own writes, the
@@ -42,6 +52,11 @@ const FieldManager = "kubectl-slices"
 // DefaultWorkers is the writes in flight of commands that offer no flag
 // for it (release, prune); sync's --write-concurrency sets its own.
 const DefaultWorkers = 16
+
+// DefaultGrace is how long writes in flight may finish after a signal
+// (sync --shutdown-grace): well inside the 5 s a stop is promised in, and
+// long enough for a write the API server has taken to be answered.
+const DefaultGrace = 3 * time.Second
 
 // ErrConflict means a slice changed or vanished since it was read: re-read
 // and re-plan.
@@ -68,6 +83,8 @@ func (r *Result) Add(o Result) {
 // failing phase stops the later ones, as upstream's finalize does. Within a
 // phase a failure stops starting new writes but lets those in flight finish;
 // every write that succeeded is in the Result, also when err is not nil.
+// Once ctx is done no write starts; those in flight get opts.Grace to finish
+// and are reported when they did.
 func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, plan *reconcile.Plan, opts Options) (Result, error) {
 	if opts.Workers < 1 {
 		opts.Workers = 1
@@ -85,14 +102,23 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 	if opts.DryRun == DryRunServer {
 		dryRun = []string{metav1.DryRunAll}
 	}
+	// Requests run on wctx, which outlives ctx by opts.Grace; ctx decides
+	// whether a write starts.
+	wctx, cancel := graceful(ctx, opts.Grace)
+	defer cancel()
+	if opts.Abort != nil {
+		var stop func()
+		wctx, stop = cutOn(wctx, opts.Abort)
+		defer stop()
+	}
 	var err error
 	if res.Created, err = each(ctx, plan.Create, opts.Workers, func(s *discovery.EndpointSlice) (*discovery.EndpointSlice, error) {
-		return client.Create(ctx, s, metav1.CreateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
+		return client.Create(wctx, s, metav1.CreateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
 	}); err != nil {
 		return res, explain("create", err)
 	}
 	if res.Updated, err = each(ctx, plan.Update, opts.Workers, func(s *discovery.EndpointSlice) (*discovery.EndpointSlice, error) {
-		got, err := client.Update(ctx, s, metav1.UpdateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
+		got, err := client.Update(wctx, s, metav1.UpdateOptions{DryRun: dryRun, FieldManager: opts.FieldManager})
 		if apierrors.IsNotFound(err) {
 			// Deleted since it was read (by hand, or by the garbage
 			// collector racing a Service re-create): the plan is stale.
@@ -111,7 +137,7 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 		if uid != "" {
 			pre.UID = &uid
 		}
-		err := client.Delete(ctx, s.Name, metav1.DeleteOptions{DryRun: dryRun, Preconditions: pre})
+		err := client.Delete(wctx, s.Name, metav1.DeleteOptions{DryRun: dryRun, Preconditions: pre})
 		if apierrors.IsNotFound(err) {
 			return nil, nil // already gone: the goal is met, but we wrote nothing
 		}
@@ -123,11 +149,12 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 }
 
 // each runs fn over items with at most workers in flight. After the first
-// failure no new write starts; writes in flight finish. It returns every
+// failure, or once ctx is done, no new write starts; writes in flight finish. It returns every
 // object fn wrote (in item order) and the first error in item order.
 func each(ctx context.Context, items []*discovery.EndpointSlice, workers int, fn func(*discovery.EndpointSlice) (*discovery.EndpointSlice, error)) ([]*discovery.EndpointSlice, error) {
 	out := make([]*discovery.EndpointSlice, len(items))
 	errs := make([]error, len(items))
+	ran := make([]bool, len(items))
 	var failed atomic.Bool
 	var g errgroup.Group
 	g.SetLimit(workers)
@@ -136,9 +163,10 @@ func each(ctx context.Context, items []*discovery.EndpointSlice, workers int, fn
 			break
 		}
 		g.Go(func() error {
-			if failed.Load() {
+			if failed.Load() || ctx.Err() != nil {
 				return nil
 			}
+			ran[i] = true
 			out[i], errs[i] = fn(s)
 			if errs[i] != nil {
 				failed.Store(true)
@@ -149,18 +177,54 @@ func each(ctx context.Context, items []*discovery.EndpointSlice, workers int, fn
 	_ = g.Wait()
 	var done []*discovery.EndpointSlice
 	var first error
+	skipped := false
 	for i := range items {
 		if errs[i] != nil && first == nil {
 			first = errs[i]
 		}
+		skipped = skipped || !ran[i]
 		if out[i] != nil && errs[i] == nil {
 			done = append(done, out[i])
 		}
 	}
-	if first == nil {
-		first = ctx.Err()
+	if first == nil && skipped {
+		first = ctx.Err() // stopped before every write was made
 	}
 	return done, first
+}
+
+// graceful is a context for requests that carries ctx's values and ends
+// grace after ctx ends (at once when grace is 0), with ctx's cause.
+func graceful(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	if grace <= 0 {
+		return ctx, func() {}
+	}
+	wctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(context.Cause(ctx))
+		case <-done:
+		}
+	})
+	return wctx, func() {
+		stop()
+		close(done)
+		cancel(nil)
+	}
+}
+
+// cutOn ends ctx as soon as abort is done.
+func cutOn(ctx, abort context.Context) (context.Context, func()) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(abort, func() { cancel(context.Cause(abort)) })
+	return cctx, func() {
+		stop()
+		cancel(nil)
+	}
 }
 
 // explain wraps API errors so callers can classify them.

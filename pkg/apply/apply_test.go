@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -13,17 +14,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
+// slice is a slice of svc/web as read from the API server.
 func slice(name, managedBy string) *discovery.EndpointSlice {
-	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", ResourceVersion: "7", UID: types.UID("u-" + name),
-		Labels: map[string]string{discovery.LabelManagedBy: managedBy, discovery.LabelServiceName: "web"}}, AddressType: discovery.AddressTypeIPv4}
+	return testutil.NewSlice("shop", name).Service("web").ManagedBy(managedBy).ResourceVersion("7").UID("u-" + name).Build()
 }
 
 func opts(d DryRun) Options {
@@ -187,4 +188,95 @@ func (b *barrier) Update(ctx context.Context, s *discovery.EndpointSlice, o meta
 		return nil, apierrors.NewForbidden(schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}, s.Name, errors.New("no"))
 	}
 	return b.EndpointSliceInterface.Update(ctx, s, o)
+}
+
+// slowServer makes each create at once, as the API server does, and answers
+// late; an answer the client stops waiting for is lost to it.
+type slowServer struct {
+	discoveryclient.EndpointSliceInterface
+	mu    sync.Mutex
+	made  int
+	madeC chan struct{}
+}
+
+func (s *slowServer) Create(ctx context.Context, e *discovery.EndpointSlice, _ metav1.CreateOptions) (*discovery.EndpointSlice, error) {
+	s.mu.Lock()
+	s.made++
+	s.mu.Unlock()
+	s.madeC <- struct{}{}
+	select {
+	case <-time.After(50 * time.Millisecond):
+		return e, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Interrupted mid-phase, Apply starts no new write and reports every write
+// the server made, including those whose answer came after the interrupt.
+func TestApplyInterruptedReportsEveryWriteMade(t *testing.T) {
+	var plan reconcile.Plan
+	for i := range 40 {
+		s := slice(fmt.Sprintf("web-%d", i), reconcile.DefaultManagedBy)
+		s.ResourceVersion = ""
+		plan.Create = append(plan.Create, s)
+	}
+	srv := &slowServer{madeC: make(chan struct{}, 64)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for range 6 {
+			<-srv.madeC
+		}
+		cancel() // four writes are on the wire
+	}()
+	o := opts(DryRunNone)
+	o.Grace = 5 * time.Second
+	res, err := Apply(ctx, srv, &plan, o)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the interrupt", err)
+	}
+	srv.mu.Lock()
+	made := srv.made
+	srv.mu.Unlock()
+	if made >= 40 {
+		t.Fatalf("all %d writes made: the interrupt stopped nothing", made)
+	}
+	if len(res.Created) != made {
+		t.Fatalf("%d creates reported, %d made by the server", len(res.Created), made)
+	}
+}
+
+// A done Abort cuts writes in flight at once, whatever the grace.
+func TestApplyAbortCutsWritesInFlight(t *testing.T) {
+	plan := reconcile.Plan{Create: []*discovery.EndpointSlice{slice("web-1", reconcile.DefaultManagedBy)}}
+	plan.Create[0].ResourceVersion = ""
+	srv := &slowServer{madeC: make(chan struct{}, 1)}
+	abort, lose := context.WithCancel(context.Background())
+	o := opts(DryRunNone)
+	o.Grace, o.Abort = time.Hour, abort
+	go func() {
+		<-srv.madeC
+		lose()
+	}()
+	start := time.Now()
+	res, err := Apply(context.Background(), &slowCreate{srv, time.Hour}, &plan, o)
+	if !errors.Is(err, context.Canceled) || res.Writes() != 0 || time.Since(start) > 10*time.Second {
+		t.Fatalf("err %v, %d writes after %v", err, res.Writes(), time.Since(start))
+	}
+}
+
+// slowCreate answers after delay.
+type slowCreate struct {
+	*slowServer
+	delay time.Duration
+}
+
+func (s *slowCreate) Create(ctx context.Context, e *discovery.EndpointSlice, _ metav1.CreateOptions) (*discovery.EndpointSlice, error) {
+	s.madeC <- struct{}{}
+	select {
+	case <-time.After(s.delay):
+		return e, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

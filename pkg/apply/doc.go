@@ -8,4 +8,9 @@
 // it as a precondition, so a concurrent writer causes a Conflict (returned as
 // ErrConflict for the caller to re-read and re-plan) instead of being
 // overwritten.
+//
+// Interrupted (its context done), Apply starts no new write and gives the
+// writes already sent Options.Grace to finish: a request on the wire may be
+// made by the server whatever the client does, and only its answer lets it
+// be reported.
 package apply

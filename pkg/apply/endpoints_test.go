@@ -8,15 +8,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 func endpointsPlan(action endpoints.Action, managedBy string, live *corev1.Endpoints) *endpoints.Plan {
-	d := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", Labels: map[string]string{endpoints.LabelManagedBy: managedBy}}}
+	d := testutil.NewEndpoints("shop", "web").Label(endpoints.LabelManagedBy, managedBy).Build()
 	if live != nil {
 		d.ResourceVersion = live.ResourceVersion
 	}
@@ -25,7 +25,7 @@ func endpointsPlan(action endpoints.Action, managedBy string, live *corev1.Endpo
 
 func TestEndpointsWritesOnlyOurs(t *testing.T) {
 	ctx := context.Background()
-	foreign := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", ResourceVersion: "3", Labels: map[string]string{"owner": "me"}}}
+	foreign := testutil.NewEndpoints("shop", "web").ResourceVersion("3").Label("owner", "me").Build()
 	client := fake.NewClientset(foreign.DeepCopy())
 	eps := client.CoreV1().Endpoints("shop")
 
@@ -79,8 +79,8 @@ func TestEndpointsCreateAndClientDryRun(t *testing.T) {
 func TestDeleteAndDisownEndpointsOnlyOurs(t *testing.T) {
 	ctx := context.Background()
 	mk := func(name, rv string, labels map[string]string) *corev1.Endpoints {
-		return &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: "uid-" + types.UID(name), ResourceVersion: rv, Labels: labels},
-			Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}}}}}
+		return testutil.NewEndpoints("shop", name).UID("uid-" + name).ResourceVersion(rv).Labels(labels).
+			Subset(corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}}}).Build()
 	}
 	refused := []*corev1.Endpoints{
 		mk("controller", "3", map[string]string{endpoints.LabelManagedBy: endpoints.ControllerManagedBy}),

@@ -5,5 +5,8 @@
 // kept current by shared informers, with selector matching in memory (Cache,
 // with Transform keeping only the fields the planner reads, and a Pod index
 // by namespace, shape and labels for the admission webhook, podgroups.go);
-// and local manifests (local.go). It writes nothing.
+// and local manifests (read_local.go reads them, bounded in size and
+// following the context; validate_local.go refuses what the API server
+// would). Lists are bounded in pages and refuse a repeated continue token,
+// so a hostile server cannot keep a read going. It writes nothing.
 package cluster

@@ -10,13 +10,18 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 )
 
 func endpointsObj(name string, labels map[string]string) *corev1.Endpoints {
-	return &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: labels, Annotations: map[string]string{"team": "blue"}},
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1", TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "p"}}},
-			Ports: []corev1.EndpointPort{{Port: 80}}}}}
+	b := testutil.NewEndpoints("shop", name).Annotation("team", "blue").
+		Subset(corev1.EndpointSubset{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1", TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "p"}}},
+			Ports: []corev1.EndpointPort{{Port: 80}}})
+	for k, v := range labels {
+		b.Label(k, v)
+	}
+	return b.Build()
 }
 
 // Endpoints a controller wrote are cached empty, hand-written ones whole;

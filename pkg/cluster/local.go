@@ -1,14 +1,9 @@
 package cluster
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/resource"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -23,46 +18,6 @@ type Manifests struct {
 
 	// defaulted records what ApplyDefaults set, per object.
 	defaulted map[any][]string
-}
-
-// ReadManifests reads every file (directories recursively) with
-// cli-runtime's local builder, which needs no cluster and no kubeconfig.
-// Objects of other kinds are ignored; Lists are expanded.
-func ReadManifests(paths []string) (*Manifests, error) {
-	infos, err := resource.NewLocalBuilder().Unstructured().ContinueOnError().
-		FilenameParam(false, &resource.FilenameOptions{Filenames: paths, Recursive: true}).
-		Flatten().Do().Infos()
-	if err != nil {
-		return nil, err
-	}
-	m := &Manifests{}
-	for _, info := range infos {
-		u, ok := info.Object.(*unstructured.Unstructured)
-		if !ok {
-			continue
-		}
-		var target runtime.Object
-		switch u.GroupVersionKind().GroupKind().String() {
-		case "Service":
-			s := &corev1.Service{}
-			m.Services, target = append(m.Services, s), s
-		case "Pod":
-			p := &corev1.Pod{}
-			m.Pods, target = append(m.Pods, p), p
-		case "Node":
-			n := &corev1.Node{}
-			m.Nodes, target = append(m.Nodes, n), n
-		case "EndpointSlice.discovery.k8s.io":
-			s := &discovery.EndpointSlice{}
-			m.Slices, target = append(m.Slices, s), s
-		default:
-			continue
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, target); err != nil {
-			return nil, fmt.Errorf("%s: %s %s: %w", info.Source, u.GetKind(), u.GetName(), err)
-		}
-	}
-	return m, nil
 }
 
 // Service finds a Service by namespace and name.

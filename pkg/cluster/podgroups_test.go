@@ -6,16 +6,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 )
 
 func groupPod(ns, name string, lbl map[string]string, port int32) *corev1.Pod {
-	yes := true
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbl,
-		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}}},
-		Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: port}}}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}}}}
+	return testutil.NewPod(ns, name).Labels(lbl).OwnedBy("ReplicaSet", "rs").ContainerPort("http", port, corev1.ProtocolTCP).IP("10.0.0.1").Build()
 }
 
 // groupsString lists the groups as "pod pod|pod", each sorted, for

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,7 +35,34 @@ type Reader struct {
 
 // Service reads one Service.
 func (r Reader) Service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
-	return r.Client.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+	svc, err := r.Client.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	// A server that is no API server (or a proxy in its way) may answer
+	// with another object, which decodes as a Service with no name.
+	if svc.Name != name || svc.Namespace != namespace {
+		return nil, &WrongObjectError{Resource: "services", Namespace: namespace, Name: name, GotKind: svc.Kind, GotNamespace: svc.Namespace, GotName: svc.Name}
+	}
+	return svc, nil
+}
+
+// WrongObjectError: the server answered a GET with some other object.
+type WrongObjectError struct {
+	Resource, Namespace, Name      string
+	GotKind, GotNamespace, GotName string
+}
+
+func (e *WrongObjectError) Error() string {
+	got := ""
+	switch {
+	case e.GotName != "":
+		got = fmt.Sprintf(" (it names %s/%s)", e.GotNamespace, e.GotName)
+	case e.GotKind != "":
+		got = " (a " + e.GotKind + ")"
+	}
+	return fmt.Sprintf("the server returned the wrong kind of object for GET %s/%s in namespace %s%s; is the kubeconfig's server a Kubernetes API server?",
+		e.Resource, e.Name, e.Namespace, got)
 }
 
 // Load reads everything the planner needs for one Service. A Service without
@@ -184,14 +212,54 @@ func (r Reader) getNodes(ctx context.Context, names map[string]bool) (reconcile.
 	return nodes, nil
 }
 
+// MaxPages bounds the pages of one list: at PageSize objects a page, 20
+// million objects, far past any cluster; a server that never stops paging
+// is refused rather than followed.
+const MaxPages = 10000
+
 // list pages through a list call and hands each item to fn.
 func list(ctx context.Context, call func(context.Context, metav1.ListOptions) (runtime.Object, error), fn func(runtime.Object)) error {
-	p := pager.New(call)
+	p := pager.New(boundedPages(call, MaxPages))
 	p.PageSize = PageSize
 	return p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
 		fn(obj)
 		return nil
 	})
+}
+
+// boundedPages refuses a server that pages forever: a continue token seen
+// before (the same page again) or more than max pages.
+func boundedPages(call func(context.Context, metav1.ListOptions) (runtime.Object, error), max int) func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	pages := 0
+	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		mu.Lock()
+		pages++
+		n := pages
+		mu.Unlock()
+		if n > max {
+			return nil, fmt.Errorf("the API server sent more than %d pages of %d objects for one list: refusing to page further", max, PageSize)
+		}
+		obj, err := call(ctx, o)
+		if err != nil {
+			return obj, err
+		}
+		lm, err := meta.ListAccessor(obj)
+		if err != nil {
+			return nil, err
+		}
+		if c := lm.GetContinue(); c != "" {
+			mu.Lock()
+			repeated := seen[c]
+			seen[c] = true
+			mu.Unlock()
+			if repeated {
+				return nil, fmt.Errorf("the API server repeated a continue token after %d pages: it would page forever", n)
+			}
+		}
+		return obj, nil
+	}
 }
 
 // parallel runs fns at once and returns the first error.

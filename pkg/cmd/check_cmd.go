@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
@@ -12,8 +15,9 @@ import (
 // CheckOptions are check's typed options.
 type CheckOptions struct {
 	*RootOptions
-	Plan   PlanFlags
-	Output string
+	Plan      PlanFlags
+	Output    string
+	namespace string
 }
 
 const checkExitHelp = `Exit codes (as diff):
@@ -47,6 +51,11 @@ command that repairs it:
   OrphanedEndpoints  a v1 Endpoints object of kubectl-slices whose Service is gone, has no
                      selector or became ExternalName (repair: prune)
 
+A Service without selector is judged against its Endpoints object, as sync mirrors it:
+our mirrored slices that no longer match it are Stale, none at all is NoSlices, and ours
+whose Endpoints object is gone are Orphaned (repair: sync). Without the right to read
+Endpoints, what needs them is skipped and said so on stderr (and in -o json).
+
 Like diff, the exit code says whether anything was found, so check serves as a CI or
 cron probe.
 
@@ -60,12 +69,7 @@ cron probe.
   # A cron probe
   kubectl slices check -A >/dev/null || alert "EndpointSlices need repair"`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE: runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: a table)")
@@ -73,38 +77,50 @@ cron probe.
 	return cmd
 }
 
+// Complete resolves the namespace: -n's, the kubeconfig's, or all with -A.
+func (o *CheckOptions) Complete(*cobra.Command, []string) error {
+	var err error
+	o.namespace, err = o.scopeNamespace()
+	return err
+}
+
 // Validate checks the flags before anything is read.
 func (o *CheckOptions) Validate() error {
 	switch o.Output {
 	case "", "json", "yaml":
 	default:
-		return usageError("-o must be json or yaml, got %q", o.Output)
+		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
 	}
 	return o.Plan.validate()
 }
 
 // Run audits and prints; findings exit 1.
 func (o *CheckOptions) Run(ctx context.Context) error {
-	client, ns, err := o.scope()
+	client, err := o.Clientset()
 	if err != nil {
 		return err
 	}
+	ns := o.namespace
 	report, err := lifecycle.Audit(ctx, client, ns, o.Plan.options())
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted(ctx)
+			return exit.FromSignal(ctx)
 		}
-		return describe(ns, "", err)
+		return exit.Describe(ns, "", err)
+	}
+	if len(report.Skipped) > 0 {
+		// What lack of optional rights left out, in every format.
+		fmt.Fprintf(o.ErrOut, "Warning: skipped %s\n", strings.Join(report.Skipped, "; "))
 	}
 	if o.Output != "" {
-		if err := printData(o.Out, o.Output, report); err != nil {
+		if err := printers.Data(o.Out, o.Output, report); err != nil {
 			return err
 		}
 	} else {
 		printers.Check(o.Out, printers.StyleFor(o.Color, o.Out), report)
 	}
 	if !report.Healthy {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }

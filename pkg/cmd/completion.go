@@ -2,16 +2,18 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // completionTimeout bounds every lookup a completion makes: a shell waiting
@@ -55,7 +57,7 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
-				return usageError("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
+				return exit.Usagef("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
 			}
 			return nil
 		},
@@ -79,21 +81,8 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 // as kubectl does.
 func registerCompletions(cmd *cobra.Command, o *RootOptions) {
 	_ = cmd.RegisterFlagCompletionFunc("namespace", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		client, err := o.completionClient()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-		defer cancel()
-		list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for _, ns := range list.Items {
-			out = append(out, ns.Name)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+		names, _ := o.names("namespaces", "")
+		return names, cobra.ShellCompDirectiveNoFileComp
 	})
 	kubeconfigNames := func(pick func(contexts, clusters, users []string) []string) cobra.CompletionFunc {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -142,7 +131,7 @@ func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix s
 	if o.AllNamespaces || c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	names, err := o.serviceNames()
+	names, err := o.names("services", "")
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -166,7 +155,7 @@ func serviceCandidates(names, args []string, prefix string) []string {
 	given := map[string]bool{}
 	if norm, err := normalizeArgs(args); err == nil {
 		for _, n := range norm {
-			given[strings.TrimPrefix(n, "services/")] = true
+			given[n] = true
 		}
 	}
 	bare := len(args) > 0 && serviceTypes[strings.ToLower(args[0])]
@@ -197,26 +186,40 @@ func serviceCandidates(names, args []string, prefix string) []string {
 	return out
 }
 
-// serviceNames lists the Services of the namespace, sorted.
-func (o *RootOptions) serviceNames() ([]string, error) {
+// names lists the names of a resource's objects in ns (the kubeconfig's
+// when "services" or a workload), bounded by completionTimeout.
+func (o *RootOptions) names(resource, ns string) ([]string, error) {
 	client, err := o.completionClient()
 	if err != nil {
 		return nil, err
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return nil, err
+	if resource != "namespaces" {
+		if ns, err = o.Namespace(); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
-	list, err := client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	return cluster.Names(ctx, client, resource, ns)
+}
+
+// completeWorkloads completes --sidecar-for: the kinds first, then the
+// workloads of that kind in the namespace, from the live cluster.
+func (o *DeployOptions) completeWorkloads(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	kind, _, typed := strings.Cut(prefix, "/")
+	if !typed {
+		return []string{"deploy/", "sts/", "ds/"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	w, err := deploy.ParseWorkload(kind + "/x")
 	if err != nil {
-		return nil, fmt.Errorf("list services: %w", err)
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	names, _ := o.names(w.Resource, "")
 	var out []string
-	for _, s := range list.Items {
-		out = append(out, s.Name)
+	for _, n := range names {
+		if c := kind + "/" + n; strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
 	}
-	sort.Strings(out)
-	return out, nil
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

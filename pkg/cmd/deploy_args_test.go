@@ -28,7 +28,7 @@ func TestDeployArgsParse(t *testing.T) {
 		}
 		modes[name] = objs
 	}
-	withHook, err := deploy.WithWebhook(modes["cluster"], cluster, deploy.TLS{CertManager: true})
+	withHook, err := deploy.WithWebhook(modes["cluster"], cluster, deploy.TLS{CertManager: true}, deploy.Allowed{Users: []string{"alice"}, Groups: []string{"system:masters"}})
 	if err != nil {
 		t.Fatal(err)
 	}

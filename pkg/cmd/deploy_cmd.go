@@ -1,11 +1,15 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
 // DeployOptions are deploy's typed options.
@@ -20,7 +24,13 @@ type DeployOptions struct {
 	Patch           bool
 	Webhook         bool
 	CertManager     bool
+	AllowUsers      []string
+	AllowGroups     []string
 	Output          string
+	// namespace is where the manifests go; ownNamespace says it is
+	// kubectl-slices' own, which cluster mode creates.
+	namespace    string
+	ownNamespace bool
 }
 
 // defaultImage is the image of this build's version; no image is
@@ -79,12 +89,7 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
   # Check the manifests against the API server without applying them
   kubectl slices deploy | kubectl apply --dry-run=server -f -`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c)
-		},
+		RunE: runCommand(o),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Image, "image", defaultImage(), "Container image of kubectl-slices (built from the Dockerfile)")
@@ -96,6 +101,8 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
 	f.BoolVar(&o.Patch, "patch", false, "With --sidecar-for: print the strategic-merge patch adding the container, not the RBAC")
 	f.BoolVar(&o.Webhook, "webhook", false, "Also serve the admission webhook: its Service, certificate and ValidatingWebhookConfigurations (cluster mode)")
 	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
+	f.StringSliceVar(&o.AllowUsers, "allow-user", nil, "With --webhook: users besides the loop's ServiceAccount who may write our EndpointSlices (with kubectl slices sync)")
+	f.StringSliceVar(&o.AllowGroups, "allow-group", nil, "With --webhook: groups whose members may write our EndpointSlices (with kubectl slices sync), e.g. system:masters")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
@@ -109,43 +116,46 @@ in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults
 func (o *DeployOptions) Validate() error {
 	switch {
 	case o.Output != "yaml" && o.Output != "json":
-		return usageError("-o must be yaml or json, got %q", o.Output)
+		return exit.Usagef("-o must be yaml or json, got %q", o.Output)
 	case o.AllNamespaces:
-		return usageError("deploy takes no -A: cluster mode (the default) already watches every namespace")
+		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
 	case o.NamespaceScoped && o.SidecarFor != "":
-		return usageError("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
+		return exit.Usagef("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
 	case o.SidecarFor == "" && (o.Patch || o.ServiceAccount != ""):
-		return usageError("--patch and --service-account go with --sidecar-for")
+		return exit.Usagef("--patch and --service-account go with --sidecar-for")
 	case o.Webhook && (o.NamespaceScoped || o.SidecarFor != ""):
-		return usageError("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
+		return exit.Usagef("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
 	case o.CertManager && !o.Webhook:
-		return usageError("--cert-manager goes with --webhook")
+		return exit.Usagef("--cert-manager goes with --webhook")
+	case (len(o.AllowUsers) > 0 || len(o.AllowGroups) > 0) && !o.Webhook:
+		return exit.Usagef("--allow-user and --allow-group go with --webhook")
+	case webhook.CheckAllowed(o.AllowUsers, o.AllowGroups) != nil:
+		return exit.Usagef("%v", webhook.CheckAllowed(o.AllowUsers, o.AllowGroups))
 	case o.Replicas < 1:
-		return usageError("--replicas must be at least 1")
+		return exit.Usagef("--replicas must be at least 1")
 	case o.HealthPort < 1 || o.HealthPort > 65535:
-		return usageError("--health-port must be between 1 and 65535")
+		return exit.Usagef("--health-port must be between 1 and 65535")
 	case o.Image == "":
-		return usageError("--image must name an image")
+		return exit.Usagef("--image must name an image")
 	}
 	return nil
 }
 
-// namespace is -n if given; else the kubeconfig's, except in cluster mode,
-// which gets a namespace of its own.
-func (o *DeployOptions) namespace(c *cobra.Command) (string, error) {
+// Complete resolves the namespace: -n if given; else the kubeconfig's,
+// except in cluster mode, which gets a namespace of its own.
+func (o *DeployOptions) Complete(c *cobra.Command, _ []string) error {
 	if f := c.Flag("namespace"); (f == nil || !f.Changed) && o.SidecarFor == "" && !o.NamespaceScoped {
-		return deploy.Name, nil
+		o.namespace, o.ownNamespace = deploy.Name, true
+		return nil
 	}
-	return o.Namespace()
+	var err error
+	o.namespace, err = o.Namespace()
+	return err
 }
 
 // Run prints the manifests.
-func (o *DeployOptions) Run(c *cobra.Command) error {
-	ns, err := o.namespace(c)
-	if err != nil {
-		return err
-	}
-	ownNamespace := ns == deploy.Name && !c.Flag("namespace").Changed
+func (o *DeployOptions) Run(context.Context) error {
+	ns := o.namespace
 	if o.SidecarFor != "" {
 		return o.runSidecar(ns)
 	}
@@ -154,43 +164,43 @@ func (o *DeployOptions) Run(c *cobra.Command) error {
 		scope = deploy.Namespace
 	}
 	do := deploy.Options{Namespace: ns, Image: o.Image, Replicas: o.Replicas, Scope: scope, HealthPort: o.HealthPort,
-		CreateNamespace: ownNamespace && scope == deploy.Cluster}
+		CreateNamespace: o.ownNamespace && scope == deploy.Cluster}
 	objs, err := deploy.Objects(do)
 	if err != nil {
-		return usageError("%v", err)
+		return exit.Usagef("%v", err)
 	}
 	if o.Webhook {
 		tls := deploy.TLS{CertManager: o.CertManager}
 		if !o.CertManager {
-			if tls, err = selfSignedTLS(ns); err != nil {
+			if tls, err = deploy.SelfSignedTLS(ns); err != nil {
 				return err
 			}
 		}
-		if objs, err = deploy.WithWebhook(objs, do, tls); err != nil {
-			return usageError("%v", err)
+		if objs, err = deploy.WithWebhook(objs, do, tls, deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups}); err != nil {
+			return exit.Usagef("%v", err)
 		}
 	}
-	return printObjects(o.Out, o.Output, objs)
+	return printers.Data(o.Out, o.Output, objs)
 }
 
 func (o *DeployOptions) runSidecar(ns string) error {
 	w, err := deploy.ParseWorkload(o.SidecarFor)
 	if err != nil {
-		return usageError("--sidecar-for: %v", err)
+		return exit.Usagef("--sidecar-for: %v", err)
 	}
 	so := deploy.SidecarOptions{Namespace: ns, Workload: w, Image: o.Image, HealthPort: o.HealthPort, ServiceAccount: o.ServiceAccount}
 	if o.Patch {
 		patch, err := deploy.SidecarPatch(so)
 		if err != nil {
-			return usageError("%v", err)
+			return exit.Usagef("%v", err)
 		}
-		return printPatch(o.Out, o.Output, patch)
+		return printers.Data(o.Out, o.Output, patch)
 	}
 	objs, err := deploy.SidecarObjects(so)
 	if err != nil {
-		return usageError("%v", err)
+		return exit.Usagef("%v", err)
 	}
-	if err := printObjects(o.Out, o.Output, objs); err != nil {
+	if err := printers.Data(o.Out, o.Output, objs); err != nil {
 		return err
 	}
 	// stdout is for kubectl apply; the next step goes to stderr.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -14,7 +16,6 @@ type DiffOptions struct {
 	*RootOptions
 	Targets TargetFlags
 	Plan    PlanFlags
-	args    []string
 }
 
 func newDiffCommand(root *RootOptions) *cobra.Command {
@@ -26,47 +27,46 @@ func newDiffCommand(root *RootOptions) *cobra.Command {
 or delete, a unified diff of its YAML against the live object. Like kubectl diff, the exit
 code is 0 when nothing would change, 1 when something would, and greater than 1 on error.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # What would sync change for one Service?
   kubectl slices diff svc/web -n shop
 
   # Use in scripts: non-zero when any Service in the namespace needs a sync
   kubectl slices diff --all -n shop >/dev/null || echo "drift"`,
 		ValidArgsFunction: root.completeServices,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Plan.validate(); err != nil {
-				return err
-			}
-			if err := o.Targets.validate(args); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	return cmd
 }
 
+// Complete normalises the arguments and resolves the namespace.
+func (o *DiffOptions) Complete(_ *cobra.Command, args []string) error {
+	return o.Targets.complete(o.RootOptions, args)
+}
+
+// Validate checks the flags before anything is read.
+func (o *DiffOptions) Validate() error {
+	if err := o.Plan.validate(); err != nil {
+		return err
+	}
+	return o.Targets.validate(o.AllNamespaces)
+}
+
 // Run prints the diffs; errors take precedence over changes in the exit code.
 func (o *DiffOptions) Run(ctx context.Context) error {
-	defer reportRequests(o.ErrOut)
-	client, targets, err := o.connect(ctx, o.Targets, o.args)
+	defer cluster.ReportRequests(o.ErrOut)
+	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
 	}
 	style, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
 	changed := false
 	var firstErr error
-	step, done := printers.Progress(o.ErrOut)
-	if len(targets) == 1 {
-		step = func(int, int, string) {}
-	}
-	runs := described(syncer.Many(ctx, client, targets, o.AllNamespaces, syncer.Options{Plan: o.Plan.options()}, func(i int, what string) { step(i, len(targets), what) }))
-	done()
+	runs := o.syncMany(ctx, client, targets, syncer.Options{Plan: o.Plan.options()})
 	if ctx.Err() != nil {
-		return interrupted(ctx)
+		return exit.FromSignal(ctx)
 	}
 	for _, run := range runs {
 		if run.Err != nil {
@@ -84,10 +84,10 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		changed = changed || c
 	}
 	if firstErr != nil {
-		return &ExitError{Code: ExitCode(firstErr), Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Code(firstErr), Err: exit.ErrPrinted}
 	}
 	if changed {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }

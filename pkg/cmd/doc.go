@@ -1,6 +1,10 @@
-// Package cmd wires kubectl-slices' cobra commands. Each command turns flags
-// into typed options once (Complete), checks them (Validate) and runs (Run);
-// reading, planning, writing and printing live in pkg/cluster,
-// pkg/reconcile, pkg/apply and pkg/printers. IO streams are injected so that
-// commands can be tested with genericiooptions.NewTestIOStreams.
+// Package cmd wires kubectl-slices' cobra commands, as kubectl does: flags
+// bind to a command's typed Options; Complete fills in what the flags alone
+// do not say (the namespace, the Service names normalised once), Validate
+// refuses bad input before any request (a usage error, exit 2), and Run
+// connects the parts (runCommand runs the three). Reading, planning,
+// writing and printing live below: pkg/cluster, pkg/syncer, pkg/lifecycle,
+// pkg/daemon, pkg/printers; pkg/exit words errors and owns the exit codes.
+// IO streams and the client (RootOptions.NewClient) are injected, so every
+// command runs in unit tests through cobra against a fake clientset.
 package cmd

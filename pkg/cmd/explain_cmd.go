@@ -2,19 +2,20 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // ExplainOptions are explain's typed options.
@@ -25,7 +26,12 @@ type ExplainOptions struct {
 	ShowPods  string
 	Local     bool
 	Filenames []string
-	args      []string
+	// MaxInputSize bounds what --local reads ("64Mi").
+	MaxInputSize string
+	// names are the Services named (Validate wants one), namespace is -n's
+	// or the kubeconfig's ("default" offline without a kubeconfig).
+	names     []string
+	namespace string
 }
 
 func newExplainCommand(root *RootOptions) *cobra.Command {
@@ -46,7 +52,7 @@ Reason codes: PodTerminal, NoPodIP, NodeNotFound, AddressFamilyMismatch, Service
 (exclusions); PortNotFound, NodeUnreadable, AddressFamilyMismatch, NodeNotFound (notes on
 included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # Why does svc/web have no endpoints?
   kubectl slices explain svc/web -n shop
 
@@ -60,22 +66,37 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
   # Machine-readable (schema kubectl-slices.explain/v1)
   kubectl slices explain svc/web -o json`,
 		ValidArgsFunction: root.completeOneService,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: for people)")
 	cmd.Flags().StringVar(&o.ShowPods, "show-pods", "", "Which Pods to list: all or excluded (default: all up to 50, then counts by reason)")
 	cmd.Flags().BoolVar(&o.Local, "local", false, "Read objects from -f instead of the cluster")
 	cmd.Flags().StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to read with --local")
+	cmd.Flags().StringVar(&o.MaxInputSize, "max-input-size", "64Mi", "With --local: the most bytes read over all -f inputs (a quantity: 64Mi, 1Gi)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("show-pods", cobra.FixedCompletions([]string{"all", "excluded"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// Complete normalises the argument, named as sync names Services (svc/NAME,
+// NAME, svc NAME), and resolves the namespace.
+func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
+	if len(args) > 1 || (len(args) == 1 && !serviceTypes[strings.ToLower(args[0])]) {
+		var err error
+		if o.names, err = normalizeArgs(args); err != nil {
+			return err
+		}
+	}
+	ns, err := o.Namespace()
+	switch {
+	case err != nil && !o.Local:
+		return err
+	case err != nil || ns == "":
+		ns = "default" // no kubeconfig is needed offline
+	}
+	o.namespace = ns
+	return nil
 }
 
 // Validate checks flags and the argument before anything is read.
@@ -83,43 +104,40 @@ func (o *ExplainOptions) Validate() error {
 	switch o.Output {
 	case "", "json", "yaml":
 	default:
-		return usageError("-o must be json or yaml, got %q", o.Output)
+		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
 	}
 	switch printers.ShowPods(o.ShowPods) {
 	case printers.ShowPodsAuto, printers.ShowPodsAll, printers.ShowPodsExcluded:
 	default:
-		return usageError("--show-pods must be all or excluded, got %q", o.ShowPods)
+		return exit.Usagef("--show-pods must be all or excluded, got %q", o.ShowPods)
 	}
 	if o.Local != (len(o.Filenames) > 0) {
-		return usageError("--local and -f go together: --local -f FILE|DIR")
+		return exit.Usagef("--local and -f go together: --local -f FILE|DIR")
+	}
+	if _, err := o.maxInputBytes(); err != nil {
+		return err
 	}
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
-	// Named as sync names Services (svc/NAME, NAME, svc NAME), one only.
-	if len(o.args) == 0 || (len(o.args) == 1 && serviceTypes[strings.ToLower(o.args[0])]) {
-		return usageError("name the Service to explain: svc/NAME")
-	}
-	names, err := normalizeArgs(o.args)
-	if err != nil {
-		return err
-	}
-	if len(names) > 1 {
-		return usageError("explain takes one Service, got %d: run it once per Service", len(names))
+	switch {
+	case len(o.names) == 0:
+		return exit.Usagef("name the Service to explain: svc/NAME")
+	case len(o.names) > 1:
+		return exit.Usagef("explain takes one Service, got %d: run it once per Service", len(o.names))
 	}
 	return nil
 }
 
 // Run explains one Service; the exit code says whether it drifts.
 func (o *ExplainOptions) Run(ctx context.Context) error {
-	names, _ := normalizeArgs(o.args)
-	name := names[0][len("services/"):]
+	name := o.names[0]
 	var in reconcile.Input
 	var nsPods []*corev1.Pod
 	var defaulted []string
 	var err error
 	if o.Local {
-		in, nsPods, defaulted, err = o.readLocal(name)
+		in, nsPods, defaulted, err = o.readLocal(ctx, name)
 	} else {
 		in, nsPods, err = o.readCluster(ctx, name)
 	}
@@ -135,28 +153,18 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted, Now: time.Now(),
-		Endpoints: o.controllerEndpoints(ctx, in.Service)})
-	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(report, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(o.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(report)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(o.Out, string(b))
-	default:
-		if err := printers.Explain(o.Out, printers.StyleFor(o.Color, o.Out), report, printers.ShowPods(o.ShowPods)); err != nil {
-			return err
-		}
+	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted,
+		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service)})
+	if o.Output != "" {
+		err = printers.Data(o.Out, o.Output, report)
+	} else {
+		err = printers.Explain(o.Out, printers.StyleFor(o.Color, o.Out), report, printers.ShowPods(o.ShowPods))
+	}
+	if err != nil {
+		return err
 	}
 	if !report.InSync {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
 }
@@ -164,23 +172,23 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // readCluster reads the Service and its inputs; all Pods of the namespace
 // only if the selector matches none (for near misses).
 func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, error) {
-	client, targets, err := o.connect(ctx, TargetFlags{}, []string{name})
+	client, targets, err := o.connect(ctx, TargetFlags{names: []string{name}, namespace: o.namespace})
 	if err != nil {
 		return reconcile.Input{}, nil, err
 	}
 	t := targets[0]
 	if t.Err != nil {
-		return reconcile.Input{}, nil, describe(t.Namespace, t.Name, t.Err)
+		return reconcile.Input{}, nil, exit.Describe(t.Namespace, t.Name, t.Err)
 	}
 	reader := cluster.Reader{Client: client}
 	in, err := reader.Load(ctx, t.Service)
 	if err != nil {
-		return in, nil, describe(t.Namespace, t.Name, err)
+		return in, nil, exit.Describe(t.Namespace, t.Name, err)
 	}
 	var nsPods []*corev1.Pod
 	if len(in.Pods) == 0 && len(t.Service.Spec.Selector) > 0 {
 		if nsPods, err = reader.Pods(ctx, t.Namespace, ""); err != nil {
-			return in, nil, describe(t.Namespace, t.Name, err)
+			return in, nil, exit.Describe(t.Namespace, t.Name, err)
 		}
 	}
 	return in, nsPods, nil
@@ -190,17 +198,21 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 // the API server would have stored them. Objects without a namespace go to
 // -n's, or the kubeconfig's, or "default" with no kubeconfig; without -n, a
 // Service name that only one namespace of a dump holds is found there.
-func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod, []string, error) {
-	m, err := cluster.ReadManifests(o.Filenames)
+func (o *ExplainOptions) readLocal(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, []string, error) {
+	limit, _ := o.maxInputBytes()
+	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
+	if ctx.Err() != nil {
+		return reconcile.Input{}, nil, nil, exit.FromSignal(ctx)
+	}
 	if err != nil {
-		return reconcile.Input{}, nil, nil, usageError("cannot read %v: %v", o.Filenames, err)
+		return reconcile.Input{}, nil, nil, exit.Usagef("cannot read %v: %v", o.Filenames, err)
 	}
 	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
-	ns, err := o.Namespace()
-	if err != nil || ns == "" {
-		ns = "default" // no kubeconfig is needed offline
-	}
+	ns := o.namespace
 	m.ApplyDefaults(ns)
+	if err := m.Validate(); err != nil {
+		return reconcile.Input{}, nil, nil, exit.Usagef("%v: the API server would refuse it", err)
+	}
 	svc := m.Service(ns, name)
 	if svc == nil && !explicit {
 		if found := m.Namespaces(name); len(found) == 1 {
@@ -208,9 +220,18 @@ func (o *ExplainOptions) readLocal(name string) (reconcile.Input, []*corev1.Pod,
 		}
 	}
 	if svc == nil {
-		return reconcile.Input{}, nil, nil, &ExitError{Code: ExitNotFound,
+		return reconcile.Input{}, nil, nil, &exit.Error{Code: exit.NotFound,
 			Err: fmt.Errorf("service %s/%s not found in %v: check the name and the namespace (-n)", ns, name, o.Filenames)}
 	}
 	in := m.Input(svc)
 	return in, m.PodsIn(ns), m.Defaulted(svc, in.Pods, in.Slices), nil
+}
+
+// maxInputBytes parses --max-input-size.
+func (o *ExplainOptions) maxInputBytes() (int64, error) {
+	q, err := resource.ParseQuantity(o.MaxInputSize)
+	if err != nil || q.Sign() <= 0 {
+		return 0, exit.Usagef("--max-input-size must be a positive size such as 64Mi, got %q", o.MaxInputSize)
+	}
+	return q.Value(), nil
 }

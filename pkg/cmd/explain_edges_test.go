@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 func explainArgs(scenario string, extra ...string) []string {
@@ -72,7 +74,7 @@ func TestExplainLocalNamespace(t *testing.T) {
 	files := []string{"--local", "-f", "testdata/explain/handwritten.yaml", "-f", "testdata/explain/nodes.yaml"}
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	out, errOut, code := runCmd(t, append([]string{"explain", "svc/web", "--color", "never"}, files...)...)
-	if code != ExitChanges || !strings.HasPrefix(out, "Service default/web ") || !strings.Contains(out, "sync svc/web -n default") {
+	if code != exit.Changes || !strings.HasPrefix(out, "Service default/web ") || !strings.Contains(out, "sync svc/web -n default") {
 		t.Errorf("no kubeconfig: exit %d, stderr %q\n%s", code, errOut, out)
 	}
 	t.Setenv("KUBECONFIG", writeKubeconfig(t, "https://127.0.0.1:1", "team"))

@@ -7,15 +7,16 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
-// plan is explain's planning step: offline (--local) there is no Endpoints
-// object to mirror from, so only pkg/reconcile plans.
+// plan is explain's planning step, syncer's one planner choice: offline
+// (--local) there is no Endpoints object to mirror from (a nil lookup).
 func (o *ExplainOptions) plan(ctx context.Context, in reconcile.Input) (*reconcile.Plan, error) {
-	if o.Local {
-		return reconcile.Compute(in, o.Plan.options())
+	var lookup syncer.EndpointsLookup
+	if !o.Local {
+		client, err := o.Clientset()
+		if err != nil {
+			return nil, err
+		}
+		lookup = syncer.GetEndpoints(client)
 	}
-	client, err := o.Clientset()
-	if err != nil {
-		return nil, err
-	}
-	return syncer.PlanService(ctx, syncer.GetEndpoints(client), in, o.Plan.options())
+	return syncer.PlanService(ctx, lookup, in, o.Plan.options())
 }

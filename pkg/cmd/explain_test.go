@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -22,7 +24,7 @@ func runCmd(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	if err != nil && err.Error() != "" {
 		errOut.WriteString("error: " + err.Error() + "\n")
 	}
-	return out.String(), errOut.String(), ExitCode(err)
+	return out.String(), errOut.String(), exit.Code(err)
 }
 
 func golden(t *testing.T, path, got string) {

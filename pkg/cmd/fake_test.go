@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // fakeRun is a command run through cobra against a fake clientset, as
@@ -27,19 +29,26 @@ type fakeRun struct {
 }
 
 // Code is the exit code main would return.
-func (r fakeRun) Code() int { return ExitCode(r.Err) }
+func (r fakeRun) Code() int { return exit.Code(r.Err) }
 
 // runFake runs `kubectl slices args...` against a fake clientset holding
 // objs. The kubeconfig is an empty file, so only -n and --context flags say
 // where; its default namespace is "default".
 func runFake(t *testing.T, objs []runtime.Object, args ...string) fakeRun {
 	t.Helper()
+	client := fake.NewClientset(objs...)
+	generateNames(client)
+	return runOn(t, context.Background(), client, args...)
+}
+
+// runOn runs `kubectl slices args...` against client until ctx is done, so
+// that one test can run several commands against the same cluster.
+func runOn(t *testing.T, ctx context.Context, client *fake.Clientset, args ...string) fakeRun {
+	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "config")
 	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	client := fake.NewClientset(objs...)
-	generateNames(client)
 	var out, errOut bytes.Buffer
 	flags := genericclioptions.NewConfigFlags(true)
 	flags.KubeConfig = &kubeconfig
@@ -50,7 +59,7 @@ func runFake(t *testing.T, objs []runtime.Object, args ...string) fakeRun {
 	}
 	cmd := newRootCommand(o)
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(ctx)
 	return fakeRun{Client: client, Out: out.String(), ErrOut: errOut.String(), Err: err}
 }
 

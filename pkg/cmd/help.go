@@ -3,6 +3,8 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 )
 
 // commandGroups orders the root help as kubectl orders its own; a command not
@@ -15,25 +17,6 @@ var commandGroups = templates.CommandGroups{
 }
 
 var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "release": 1, "prune": 1, "deploy": 2}
-
-// setupHelp gives the command tree kubectl's help: long descriptions and
-// examples normalised by kubectl's templates, command groups, each command's
-// own flags under "Options:", and the global flags (connection flags, -v,
-// --color, ...) listed once by `kubectl slices options` instead of under
-// every command. It runs after every command is added, so commands and
-// flags added later follow the same conventions without extra wiring.
-func setupHelp(root *cobra.Command) {
-	templates.NormalizeAll(root)
-	h := kubectlHelp{root: root, groups: helpGroups(root)}
-	root.SilenceUsage = true
-	root.SetUsageFunc(h.usage)
-	root.SetHelpFunc(h.help)
-	if !root.Runnable() {
-		// As kubectl: the bare command prints its help, which then also
-		// shows the usage line and the pointer to "options".
-		root.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
-	}
-}
 
 // helpGroups puts the root's commands into commandGroups.
 func helpGroups(root *cobra.Command) templates.CommandGroups {
@@ -63,7 +46,7 @@ func newOptionsCommand(o *RootOptions) *cobra.Command {
 	// Usage goes to stderr by default; options is asked for, so stdout.
 	cmd.SetOut(o.Out)
 	cmd.SetErr(o.Out)
-	cmd.SetUsageFunc(optionsUsage)
+	cmd.SetUsageFunc(help.OptionsUsage)
 	// kubectl's options help template is empty; --help shows the list too.
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
 	return cmd

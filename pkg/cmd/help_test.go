@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // Every command, including ones added later, has kubectl's three pieces of
@@ -90,8 +92,8 @@ func TestCompletionCommand(t *testing.T) {
 	}
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
 		_, errOut, code := runCmd(t, args...)
-		if want := "error: name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)\n"; code != ExitUsage || errOut != want {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errOut, ExitUsage, want)
+		if want := "error: name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)\n"; code != exit.Usage || errOut != want {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errOut, exit.Usage, want)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/leaderelection"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // LeaderFlags are sync --watch's flags for running in a cluster: leader
@@ -20,9 +22,12 @@ type LeaderFlags struct {
 	HealthAddr    string
 }
 
-// leaderFlagNames are the flags valid only with --watch.
-var leaderFlagNames = []string{"leader-elect", "leader-elect-lease-duration", "leader-elect-renew-deadline",
-	"leader-elect-retry-period", "leader-elect-resource-name", "leader-elect-resource-namespace", "health-addr"}
+// watchOnlyFlags are valid only with --watch; leaseFlags only with
+// --leader-elect as well.
+var (
+	leaseFlags     = []string{"leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-retry-period", "leader-elect-resource-name", "leader-elect-resource-namespace"}
+	watchOnlyFlags = append([]string{"leader-elect", "health-addr", "batch-period", "summary-interval", "concurrent-syncs"}, leaseFlags...)
+)
 
 func addLeaderFlags(cmd *cobra.Command, l *LeaderFlags) {
 	f := cmd.Flags()
@@ -37,34 +42,35 @@ func addLeaderFlags(cmd *cobra.Command, l *LeaderFlags) {
 }
 
 // validateLeader checks the in-cluster flags; watch says --watch was given,
-// changed which flags were set on the command line.
+// changed which flags were set on the command line. The lease's durations
+// are the election's to judge (daemon.Lease.Validate).
 func validateLeader(changed func(string) bool, l LeaderFlags, watch bool) error {
-	for _, name := range leaderFlagNames {
+	for _, name := range watchOnlyFlags {
 		if changed(name) && !watch {
-			return usageError("--%s is valid only with --watch", name)
+			return exit.Usagef("--%s is valid only with --watch", name)
 		}
 	}
-	if !l.Elect {
-		for _, name := range leaderFlagNames[1:6] {
-			if changed(name) {
-				return usageError("--%s is valid only with --leader-elect", name)
-			}
+	for _, name := range leaseFlags {
+		if changed(name) && !l.Elect {
+			return exit.Usagef("--%s is valid only with --leader-elect", name)
 		}
 	}
-	switch {
-	case l.LeaseDuration <= 0 || l.RenewDeadline <= 0 || l.RetryPeriod <= 0:
-		return usageError("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be positive")
-	case l.LeaseDuration <= l.RenewDeadline:
-		return usageError("--leader-elect-lease-duration (%v) must be longer than --leader-elect-renew-deadline (%v)", l.LeaseDuration, l.RenewDeadline)
-	case l.RenewDeadline <= time.Duration(leaderelection.JitterFactor*float64(l.RetryPeriod)):
-		return usageError("--leader-elect-renew-deadline (%v) must be longer than %v times --leader-elect-retry-period (%v)", l.RenewDeadline, leaderelection.JitterFactor, l.RetryPeriod)
-	case l.Elect && l.Name == "":
-		return usageError("--leader-elect-resource-name must not be empty")
+	if err := l.lease("").Validate(); err != nil {
+		return &exit.Error{Code: exit.Usage, Err: err}
 	}
 	if l.HealthAddr != "" {
 		if _, _, err := net.SplitHostPort(l.HealthAddr); err != nil {
-			return usageError("--health-addr must be HOST:PORT (e.g. :8080): %v", err)
+			return exit.Usagef("--health-addr must be HOST:PORT (e.g. :8080): %v", err)
 		}
 	}
 	return nil
+}
+
+// lease is the election's configuration; ns is the Lease's namespace when
+// --leader-elect-resource-namespace is not given.
+func (l LeaderFlags) lease(ns string) *daemon.Lease {
+	if l.Namespace != "" {
+		ns = l.Namespace
+	}
+	return &daemon.Lease{Name: l.Name, Namespace: ns, LeaseDuration: l.LeaseDuration, RenewDeadline: l.RenewDeadline, RetryPeriod: l.RetryPeriod}
 }

@@ -14,6 +14,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/util/cert"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // throttlingServer grants every access review and answers every other
@@ -69,9 +71,9 @@ func TestStopDoesNotWaitForInformerBackoff(t *testing.T) {
 				// 1.6-3.2 s, 3.2-6.4 s ...
 				time.Sleep(5 * time.Second)
 				sent = time.Now()
-				cancel(&InterruptedError{Signal: syscall.SIGTERM})
+				cancel(&exit.InterruptedError{Signal: syscall.SIGTERM})
 			}()
-			_ = InterruptWins(ctx, root.ExecuteContext(ctx))
+			_ = exit.InterruptWins(ctx, root.ExecuteContext(ctx))
 			took := time.Since(sent)
 			if watches.Load()-start == 0 {
 				t.Fatal("no watch was attempted")

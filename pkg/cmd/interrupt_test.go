@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // stalledServer accepts TCP connections and never answers, as an API server
@@ -99,12 +101,12 @@ func TestInterruptStalledServer(t *testing.T) {
 				case <-time.After(10 * time.Second):
 				}
 				sent = time.Now()
-				cancel(&InterruptedError{Signal: syscall.SIGINT})
+				cancel(&exit.InterruptedError{Signal: syscall.SIGINT})
 			}()
-			err := InterruptWins(ctx, root.ExecuteContext(ctx))
+			err := exit.InterruptWins(ctx, root.ExecuteContext(ctx))
 			took := time.Since(sent)
-			if code := ExitCode(err); code != ExitInterrupted || err.Error() != "interrupted" {
-				t.Fatalf("exit %d (%v), want %d and \"interrupted\"", code, err, ExitInterrupted)
+			if code := exit.Code(err); code != exit.Interrupted || err.Error() != "interrupted" {
+				t.Fatalf("exit %d (%v), want %d and \"interrupted\"", code, err, exit.Interrupted)
 			}
 			if took > 2*time.Second {
 				t.Errorf("returned %v after the interrupt", took)
@@ -131,8 +133,8 @@ func TestUnreachableNamesServer(t *testing.T) {
 	for _, args := range [][]string{{"sync", "svc/web"}, {"explain", "svc/web"}, {"version"}, {"diff", "-l", "a=b"}} {
 		_, errOut, code := runCmd(t, args...)
 		want := "cannot reach the API server at " + addr + ": connection refused"
-		if code != ExitAPI || !strings.Contains(errOut, want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errOut, ExitAPI, want)
+		if code != exit.API || !strings.Contains(errOut, want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, code, errOut, exit.API, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // The in-cluster flags are valid only with --watch (and the lease's only
@@ -29,8 +31,8 @@ func TestLeaderFlagErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, ExitUsage, c.want)
+		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, exit.Usage, c.want)
 		}
 	}
 }

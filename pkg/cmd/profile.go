@@ -7,6 +7,8 @@ import (
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // addProfiling adds kubectl's hidden --profile flags, for performance work:
@@ -35,7 +37,7 @@ func addProfiling(cmd *cobra.Command) {
 				}
 			}
 		default:
-			return usageError("--profile must be none, cpu or heap")
+			return exit.Usagef("--profile must be none, cpu or heap")
 		}
 		return pre(c, args)
 	}

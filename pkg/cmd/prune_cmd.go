@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -18,11 +19,14 @@ type PruneOptions struct {
 	*RootOptions
 	ManagedBy string
 	DryRun    apply.DryRun
+	namespace string
+	// Force prunes under a --managed-by value that slices kubectl-slices
+	// did not write also carry.
+	Force bool
 }
 
 func newPruneCommand(root *RootOptions) *cobra.Command {
 	o := &PruneOptions{RootOptions: root}
-	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "prune [-n NAMESPACE | -A]",
 		Short: "Delete EndpointSlices and Endpoints of kubectl-slices that outlived their Service",
@@ -51,37 +55,52 @@ Exit codes:
   # Prune one namespace
   kubectl slices prune -n shop`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.DryRun = apply.DryRun(dryRun)
-			if err := validateDryRun(o.DryRun); err != nil {
-				return err
-			}
-			if o.ManagedBy == "" {
-				return usageError("--managed-by must not be empty")
-			}
-			if forceNeeded(o.ManagedBy) != nil {
-				return usageError("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
-			}
-			return o.Run(c.Context())
-		},
+		RunE: runCommand(o),
 	}
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to prune")
-	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" deletes; "client" sends nothing; "server" sends each delete with dryRun=All`)
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	addDryRunFlag(cmd, &o.DryRun, "deletes", "each delete")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Prune even when slices kubectl-slices did not write carry --managed-by")
 	return cmd
+}
+
+// Complete resolves the namespace: -n's, the kubeconfig's, or all with -A.
+func (o *PruneOptions) Complete(*cobra.Command, []string) error {
+	var err error
+	o.namespace, err = o.scopeNamespace()
+	return err
+}
+
+// Validate checks the flags before anything is read.
+func (o *PruneOptions) Validate() error {
+	if err := validateDryRun(o.DryRun); err != nil {
+		return err
+	}
+	if err := validateManagedBy(o.ManagedBy); err != nil {
+		return err
+	}
+	if forceNeeded(o.ManagedBy) != nil {
+		return exit.Usagef("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
+	}
+	return nil
 }
 
 // Run lists what goes and deletes it.
 func (o *PruneOptions) Run(ctx context.Context) error {
-	client, ns, err := o.scope()
+	client, err := o.Clientset()
 	if err != nil {
 		return err
 	}
+	ns := o.namespace
 	fail := func(err error) error {
 		if ctx.Err() != nil {
-			return interrupted(ctx)
+			return exit.FromSignal(ctx)
 		}
-		return describe(ns, "", err)
+		return exit.Describe(ns, "", err)
+	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+			return err
+		}
 	}
 	found, err := lifecycle.FindOrphans(ctx, client, ns, o.ManagedBy)
 	if err != nil {
@@ -93,7 +112,7 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "Nothing to prune: %d slices and %d Endpoints objects of %s checked, each belongs to its Service.\n", seen, found.EndpointsSeen, o.ManagedBy)
 		return nil
 	}
-	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: apply.DefaultWorkers}
+	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}
 	suffix := dryRunSuffix(o.DryRun)
 	var res apply.Result
 	if len(orphans) > 0 {

@@ -1,14 +1,15 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -23,7 +24,7 @@ type ReleaseOptions struct {
 	DryRun    apply.DryRun
 	Force     bool
 	Wait      time.Duration
-	args      []string
+	wait      string
 }
 
 // releasePoll is how often --wait re-reads a Service's slices.
@@ -42,7 +43,6 @@ const releaseExitHelp = `Exit codes:
 
 func newReleaseCommand(root *RootOptions) *cobra.Command {
 	o := &ReleaseOptions{RootOptions: root}
-	var dryRun, wait string
 	cmd := &cobra.Command{
 		Use:   "release (svc/NAME ... | -l SELECTOR | --all) [--wait[=TIMEOUT]]",
 		Short: "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
@@ -74,29 +74,28 @@ touched.
   # Every Service of every namespace; show what would be deleted
   kubectl slices release --all -A --dry-run=client`,
 		ValidArgsFunction: root.completeServices,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.DryRun = args, apply.DryRun(dryRun)
-			if wait != "" {
-				d, err := time.ParseDuration(wait)
-				if err != nil || d <= 0 {
-					return usageError("--wait must be a positive duration such as 90s or 5m, got %q", wait)
-				}
-				o.Wait = d
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to hand back")
-	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" deletes; "client" sends nothing; "server" sends each delete with dryRun=All`)
-	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete our slices even when kube-controller-manager's differ from them or are missing")
-	cmd.Flags().StringVar(&wait, "wait", "", "Wait until kube-controller-manager's slices publish what ours do (alone: 5m; or a duration)")
+	addDryRunFlag(cmd, &o.DryRun, "deletes", "each delete")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete our slices even when kube-controller-manager's differ from them or are missing, or when slices kubectl-slices did not write carry --managed-by")
+	cmd.Flags().StringVar(&o.wait, "wait", "", "Wait until kube-controller-manager's slices publish what ours do (alone: 5m; or a duration)")
 	cmd.Flags().Lookup("wait").NoOptDefVal = "5m"
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// Complete normalises the arguments, resolves the namespace and parses
+// --wait.
+func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
+	if o.wait != "" {
+		d, err := time.ParseDuration(o.wait)
+		if err != nil || d <= 0 {
+			return exit.Usagef("--wait must be a positive duration such as 90s or 5m, got %q", o.wait)
+		}
+		o.Wait = d
+	}
+	return o.Targets.complete(o.RootOptions, args)
 }
 
 // Validate checks the flags before anything is read.
@@ -104,86 +103,64 @@ func (o *ReleaseOptions) Validate() error {
 	if err := validateDryRun(o.DryRun); err != nil {
 		return err
 	}
-	if o.ManagedBy == "" {
-		return usageError("--managed-by must not be empty")
+	if err := validateManagedBy(o.ManagedBy); err != nil {
+		return err
 	}
 	if err := forceNeeded(o.ManagedBy); err != nil {
-		return usageError("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
+		return exit.Usagef("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
 	}
-	return o.Targets.validate(o.args)
+	return o.Targets.validate(o.AllNamespaces)
 }
 
 // Run releases each selected Service, several at once.
 func (o *ReleaseOptions) Run(ctx context.Context) error {
-	client, targets, err := o.connect(ctx, o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
 	}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+			return err
+		}
+	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
-		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers}}
+		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}}
 	svcs := make([]*corev1.Service, len(targets))
 	for i, t := range targets {
 		svcs[i] = t.Service // nil when not found
 	}
 	outs := lifecycle.ReleaseAll(ctx, client, svcs, opts)
 	if ctx.Err() != nil {
-		return interrupted(ctx)
+		return exit.FromSignal(ctx)
 	}
-	st, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
-	var runs []syncer.Outcome
-	refused, released, untouched := 0, 0, 0
+	report := printers.ReleaseReport{Out: o.Out, ErrOut: o.ErrOut, St: printers.StyleFor(o.Color, o.Out), ErrSt: printers.StyleFor(o.Color, o.ErrOut),
+		Named: len(o.Targets.names) > 0, ManagedBy: o.ManagedBy, DryRun: dryRunSuffix(o.DryRun)}
+	runs, rels := make([]syncer.Outcome, len(targets)), make([]printers.Release, 0, len(targets))
 	for i, t := range targets {
-		run := syncer.Outcome{Namespace: t.Namespace, Name: t.Name}
-		out := outs[i]
-		switch {
-		case t.Err != nil:
-			run.Err = describe(t.Namespace, t.Name, t.Err)
-		case out.Err != nil:
-			run.Err = describe(t.Namespace, t.Name, out.Err)
-		case out.Endpoints.Err != nil:
-			run.Err = describe(t.Namespace, t.Name, out.Endpoints.Err)
+		runs[i] = syncer.Outcome{Namespace: t.Namespace, Name: t.Name}
+		if err := cmp.Or(t.Err, outs[i].Err, outs[i].Endpoints.Err); err != nil {
+			runs[i].Err = exit.Describe(t.Namespace, t.Name, err)
+		} else {
+			rels = append(rels, releaseView(outs[i]))
 		}
-		if run.Err != nil {
-			runs = append(runs, run)
-			continue
-		}
-		switch {
-		case out.Refused != "":
-			refused++
-			fmt.Fprintf(o.ErrOut, "%s service %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, out.Refused)
-		case len(out.Judgement.Ours) == 0:
-			if !out.Endpoints.Ours {
-				untouched++
-			}
-			if len(o.args) > 0 {
-				fmt.Fprintf(o.Out, "%s: no slices of %s to release\n", st.Bold("service "+t.Namespace+"/"+t.Name), o.ManagedBy)
-			}
-		default:
-			released++
-			printers.Released(o.Out, st, out, dryRunSuffix(o.DryRun))
-		}
-		if ep := out.Endpoints; ep.Refused != "" {
-			if out.Refused == "" {
-				refused++
-			}
-			fmt.Fprintf(o.ErrOut, "%s endpoints %s/%s not released: %s\n", errStyle.Yellow("refused:"), t.Namespace, t.Name, ep.Refused)
-		} else if ep.Ours || (ep.TakenOver && len(o.args) > 0) {
-			if ep.Ours && len(out.Judgement.Ours) == 0 && out.Refused == "" {
-				released++
-			}
-			printers.ReleasedEndpoints(o.Out, st, t.Namespace, t.Name, ep, dryRunSuffix(o.DryRun))
-		}
-		runs = append(runs, run)
 	}
-	printers.Failures(o.ErrOut, errStyle, runs)
-	if len(o.args) == 0 {
-		fmt.Fprintf(o.ErrOut, "%d released, %d refused, %d without slices of %s.\n", released, refused, untouched, o.ManagedBy)
+	released, refused, untouched := report.Print(rels)
+	printers.Failures(o.ErrOut, report.ErrSt, runs)
+	if !report.Named {
+		report.Summary(released, refused, untouched)
 	}
-	if err := exitFor(runs); err != nil {
+	if err := exit.ForOutcomes(runs); err != nil {
 		return err
 	}
 	if refused > 0 {
-		return &ExitError{Code: ExitChanges, Err: errAlreadyPrinted}
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return nil
+}
+
+// releaseView is what printers report of a hand-back.
+func releaseView(out lifecycle.ReleaseOutcome) printers.Release {
+	ep := out.Endpoints
+	return printers.Release{Service: out.Service, Judgement: out.Judgement, Deleted: out.Result.Deleted, Waited: out.Waited, Refused: out.Refused,
+		Endpoints: printers.EndpointsRelease{Ours: ep.Ours, TakenOver: ep.TakenOver, Disowned: ep.Disowned, Refused: ep.Refused}}
 }

@@ -6,12 +6,17 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 )
 
 // RootOptions are the flags every command shares.
@@ -47,7 +52,7 @@ managed-by label (endpointslice.kubernetes.io/managed-by: kubectl-slices).
 
 Slices written by any other manager are never modified or deleted.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # Why has svc/web no endpoints?
   kubectl slices explain svc/web -n shop
 
@@ -75,21 +80,24 @@ Slices written by any other manager are never modified or deleted.
 		switch o.Color {
 		case "auto", "always", "never":
 		default:
-			return usageError("--color must be auto, always or never, got %q", o.Color)
+			return exit.Usagef("--color must be auto, always or never, got %q", o.Color)
 		}
 		if o.QPS <= 0 || o.Burst <= 0 {
-			return usageError("--qps and --burst must be positive")
+			return exit.Usagef("--qps and --burst must be positive")
+		}
+		if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
+			return validNamespace(*ns)
 		}
 		return nil
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%v\nSee '%s --help' for usage.", err, c.CommandPath())
+		return exit.Usagef("%v\nSee '%s --help' for usage.", err, c.CommandPath())
 	})
 	registerCompletions(cmd, o)
 	addProfiling(cmd)
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), newOptionsCommand(o))
-	setupHelp(cmd)
+	help.Setup(cmd, helpGroups(cmd))
 	return cmd
 }
 
@@ -99,7 +107,7 @@ Slices written by any other manager are never modified or deleted.
 func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
 	c.QPS, c.Burst = o.QPS, o.Burst
 	c.UserAgent = fmt.Sprintf("kubectl-slices/%s", Version)
-	c.Wrap(countRequests)
+	c.Wrap(cluster.CountRequests)
 	return c
 }
 
@@ -115,7 +123,7 @@ func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.I
 	}
 	c, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
-		return nil, usageError("cannot load kubeconfig: %v", err)
+		return nil, exit.Usagef("cannot load kubeconfig: %v", err)
 	}
 	c = rest.CopyConfig(c)
 	if wrap != nil {
@@ -130,9 +138,18 @@ func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.I
 func (o *RootOptions) Namespace() (string, error) {
 	ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return "", usageError("cannot load kubeconfig: %v", err)
+		return "", exit.Usagef("cannot load kubeconfig: %v", err)
 	}
-	return ns, nil
+	return ns, validNamespace(ns)
+}
+
+// validNamespace refuses a namespace no object can be in (-n 'BAD NS'), as
+// a usage error before any request.
+func validNamespace(ns string) error {
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return exit.Usagef("%q is not a valid namespace: %s", ns, errs[0])
+	}
+	return nil
 }
 
 // setupLogging keeps client-go's logs (retries, discovery errors) off the

@@ -1,50 +1,52 @@
 package cmd
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
 
+	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
-// scope is the client and the namespace a namespace-wide command works on:
-// -n's (or the kubeconfig's), or every namespace ("") with -A.
-func (o *RootOptions) scope() (kubernetes.Interface, string, error) {
-	client, err := o.Clientset()
-	if err != nil {
-		return nil, "", err
-	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return nil, "", err
-	}
-	if o.AllNamespaces {
-		ns = metav1.NamespaceAll
-	}
-	return client, ns, nil
+// command is kubectl's shape of a command: Complete fills in what the flags
+// alone do not say (the namespace, normalised arguments), Validate refuses
+// bad input before any request, Run does the work.
+type command interface {
+	Complete(c *cobra.Command, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
 }
 
-// printData writes v as indented JSON or as YAML.
-func printData(w io.Writer, format string, v any) error {
-	if format == "yaml" {
-		b, err := yaml.Marshal(v)
-		if err != nil {
+// runCommand is a cobra RunE running o's three steps.
+func runCommand(o command) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		if err := o.Complete(c, args); err != nil {
 			return err
 		}
-		_, err = fmt.Fprint(w, string(b))
-		return err
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(c.Context())
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
+}
+
+// scopeNamespace is the namespace a namespace-wide command works on: -n's
+// (or the kubeconfig's), or every namespace ("") with -A.
+func (o *RootOptions) scopeNamespace() (string, error) {
+	if o.AllNamespaces {
+		return metav1.NamespaceAll, nil
 	}
-	_, err = fmt.Fprintln(w, string(b))
-	return err
+	return o.Namespace()
+}
+
+// addDryRunFlag adds --dry-run and its completion: none does what the
+// command does (writes, deletes), server sends it with dryRun=All.
+func addDryRunFlag(cmd *cobra.Command, d *apply.DryRun, does, each string) {
+	cmd.Flags().StringVar((*string)(d), "dry-run", string(apply.DryRunNone), fmt.Sprintf(`"none" %s; "client" sends nothing; "server" sends %s with dryRun=All`, does, each))
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // validateDryRun checks a --dry-run value.
@@ -53,5 +55,5 @@ func validateDryRun(d apply.DryRun) error {
 	case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
 		return nil
 	}
-	return usageError(`--dry-run must be "none", "client" or "server", got %q`, d)
+	return exit.Usagef(`--dry-run must be "none", "client" or "server", got %q`, d)
 }

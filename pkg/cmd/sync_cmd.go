@@ -1,14 +1,18 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -26,10 +30,11 @@ type SyncOptions struct {
 	// WithEndpoints also writes each Service's legacy v1 Endpoints object.
 	WithEndpoints bool
 	Workers       int
+	// ShutdownGrace is how long writes in flight may finish after a signal.
+	ShutdownGrace time.Duration
 	WatchFlags    WatchFlags
 	Leader        LeaderFlags
 	Webhook       WebhookFlags
-	args          []string
 	// changed reports whether a flag was set on the command line.
 	changed func(string) bool
 }
@@ -46,7 +51,6 @@ func addTargetFlags(cmd *cobra.Command, t *TargetFlags) {
 
 func newSyncCommand(root *RootOptions) *cobra.Command {
 	o := &SyncOptions{RootOptions: root}
-	var dryRun string
 	cmd := &cobra.Command{
 		Use:   "sync (svc/NAME ... | -l SELECTOR | --all)",
 		Short: "Write a Service's EndpointSlices as kube-controller-manager would",
@@ -60,7 +64,7 @@ desired endpoints, sync writes nothing for it and says so (--force writes anyway
 slices of ours are also present it points to 'kubectl slices release', which hands them
 back.
 
-` + exitCodeHelp,
+` + exit.Help,
 		Example: `  # Repair one Service whose endpoints are missing
   kubectl slices sync svc/web -n shop
 
@@ -77,44 +81,45 @@ back.
   # probes and Prometheus metrics on :8080
   kubectl slices sync --all -A --watch --leader-elect --health-addr :8080`,
 		ValidArgsFunction: root.completeServices,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.DryRun, o.changed = args, apply.DryRun(dryRun), c.Flags().Changed
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
-		},
+		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
 	addWatchFlags(cmd, &o.WatchFlags)
 	addLeaderFlags(cmd, &o.Leader)
 	addWebhookFlags(cmd, &o.Webhook)
-	cmd.Flags().StringVar(&dryRun, "dry-run", "none", `"none" writes; "client" sends nothing; "server" sends every write with dryRun=All`)
+	addDryRunFlag(cmd, &o.DryRun, "writes", "every write")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Print what was (or would be) written: json, yaml or name")
 	cmd.Flags().StringVar(&o.FieldManager, "field-manager", apply.FieldManager, "Field manager recorded on written slices")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Write even where kube-controller-manager's slices are current; allow --managed-by to name one of its own values")
 	cmd.Flags().BoolVar(&o.WithEndpoints, "with-endpoints", false, "Also write each Service's v1 Endpoints object as kube-controller-manager's Endpoints controller would (only when absent or written by kubectl-slices)")
-	cmd.Flags().IntVar(&o.Workers, "write-concurrency", 16, "Writes in flight at once for one Service")
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().IntVar(&o.Workers, "write-concurrency", apply.DefaultWorkers, "Writes in flight at once for one Service")
+	cmd.Flags().DurationVar(&o.ShutdownGrace, "shutdown-grace", apply.DefaultGrace, "On Ctrl-C or SIGTERM no new write starts; writes already sent get this long to finish, so that each is reported")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
+// Complete normalises the arguments and resolves the namespace.
+func (o *SyncOptions) Complete(c *cobra.Command, args []string) error {
+	o.changed = c.Flags().Changed
+	return o.Targets.complete(o.RootOptions, args)
+}
+
 // Validate checks every flag before anything is read.
 func (o *SyncOptions) Validate() error {
-	switch o.DryRun {
-	case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
-	default:
-		return usageError(`--dry-run must be "none", "client" or "server", got %q`, o.DryRun)
+	if err := validateDryRun(o.DryRun); err != nil {
+		return err
 	}
 	switch o.Output {
 	case "", "json", "yaml", "name":
 	default:
-		return usageError("-o must be json, yaml or name, got %q", o.Output)
+		return exit.Usagef("-o must be json, yaml or name, got %q", o.Output)
 	}
 	if o.Workers < 1 {
-		return usageError("--write-concurrency must be at least 1")
+		return exit.Usagef("--write-concurrency must be at least 1")
+	}
+	if o.ShutdownGrace < 0 {
+		return exit.Usagef("--shutdown-grace must not be negative")
 	}
 	if err := o.validateWatch(); err != nil {
 		return err
@@ -127,16 +132,16 @@ func (o *SyncOptions) Validate() error {
 			return err
 		}
 	}
-	return o.Targets.validate(o.args)
+	return o.Targets.validate(o.AllNamespaces)
 }
 
 // Run syncs each selected Service; one failure does not stop the others.
 func (o *SyncOptions) Run(ctx context.Context) error {
-	defer reportRequests(o.ErrOut)
+	defer cluster.ReportRequests(o.ErrOut)
 	if o.WatchFlags.Watch {
 		return o.runWatch(ctx)
 	}
-	client, targets, err := o.connect(ctx, o.Targets, o.args)
+	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {
 		return err
 	}
@@ -144,42 +149,26 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "No Services selected.")
 		return nil
 	}
-	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers}
-	errStyle := printers.StyleFor(o.Color, o.ErrOut)
-	step, done := printers.Progress(o.ErrOut)
-	if len(targets) == 1 {
-		step = func(int, int, string) {}
+	if !o.Force {
+		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
+			return err
+		}
 	}
+	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers, Grace: o.ShutdownGrace}
 	opts := syncer.Options{Plan: o.Plan.options(), Write: write}
 	if !o.Force {
-		opts.Hold = holdWhereCurrent(o.Plan.ManagedBy)
+		opts.Hold = syncer.HoldWhereCurrent(o.Plan.ManagedBy)
 	}
-	runs := described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
-	done()
+	runs := o.syncMany(ctx, client, targets, opts)
 	var written []printers.Written
-	var interruptedErr error
+	var interrupted error
 	if ctx.Err() != nil {
-		// Interrupted: report the Services done, and what was written for
-		// those the signal cut short, not their failures.
-		interruptedErr = interrupted(ctx)
-		finished := runs[:0:0]
-		for _, run := range runs {
-			if run.Err == nil {
-				finished = append(finished, run)
-				continue
-			}
-			if r := run.Result; r.Writes() > 0 {
-				fmt.Fprintf(o.ErrOut, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
-					run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
-				written = append(written, printers.WrittenOf(r)...)
-			}
-		}
-		runs = finished
+		interrupted = exit.FromSignal(ctx)
+		runs, written = printers.Interrupted(o.ErrOut, runs)
 	}
+	errStyle := printers.StyleFor(o.Color, o.ErrOut)
 	for _, run := range runs {
-		if run.Plan != nil {
-			printers.Warnings(o.ErrOut, errStyle, run.Plan)
-		}
+		printers.Warnings(o.ErrOut, errStyle, run.Plan)
 		written = append(written, printers.WrittenOf(run.Result)...)
 	}
 	// With -o the objects own stdout, so the summary goes to stderr.
@@ -189,7 +178,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	}
 	printers.Summary(summaryOut, style, runs, dryRunName(o.DryRun))
 	final := runs
-	if o.WithEndpoints && interruptedErr == nil {
+	if o.WithEndpoints && interrupted == nil {
 		final = o.syncEndpoints(ctx, client, runs, *write, summaryOut, style, errStyle)
 	}
 	// The slices' failures, with the writes made before each; an
@@ -200,10 +189,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if interruptedErr != nil {
-		return interruptedErr
-	}
-	return exitFor(final)
+	return cmp.Or(interrupted, exit.ForOutcomes(final))
 }
 
 // syncEndpoints writes, after the slices, each synced Service's legacy
@@ -221,7 +207,7 @@ func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Inter
 		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
 		printers.Endpoints(w, st, run.Namespace, run.Name, er, dryRunName(o.DryRun))
 		if er.Err != nil {
-			runs[i].Err = describe(svc.Namespace, svc.Name, er.Err)
+			runs[i].Err = exit.Describe(svc.Namespace, svc.Name, er.Err)
 			fmt.Fprintf(o.ErrOut, "%s %v\n", errSt.Red("error:"), runs[i].Err)
 		}
 	}

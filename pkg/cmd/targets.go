@@ -2,35 +2,42 @@ package cmd
 
 import (
 	"context"
-	"sort"
+	"errors"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
-// TargetFlags select Services: names, -l, or --all.
+// TargetFlags select Services: names, -l, or --all. Complete fills in the
+// names and the namespace once; Validate and Run read them.
 type TargetFlags struct {
 	Selector string
 	All      bool
+	// names are the Services named as arguments; namespace is -n's or the
+	// kubeconfig's.
+	names     []string
+	namespace string
 }
 
 // serviceTypes are the ways kubectl lets a user name the Service type.
 var serviceTypes = map[string]bool{"svc": true, "service": true, "services": true, "service.v1": true, "services.v1": true}
 
 // normalizeArgs accepts svc/NAME, service/NAME, a bare NAME, and kubectl's
-// "svc NAME..." form, and turns them into services/NAME. Anything naming
-// another resource type is a usage error, caught before any request.
+// "svc NAME..." form, and returns the names. Anything naming another
+// resource type, or a name no Service can have, is a usage error caught
+// before any request.
 func normalizeArgs(args []string) ([]string, error) {
 	if len(args) > 0 && serviceTypes[strings.ToLower(args[0])] && !strings.Contains(args[0], "/") {
 		args = args[1:]
 		if len(args) == 0 {
-			return nil, usageError("name the Service: svc/NAME, or use -l SELECTOR or --all")
+			return nil, exit.Usagef("name the Service: svc/NAME, or use -l SELECTOR or --all")
 		}
 	}
 	out := make([]string, 0, len(args))
@@ -40,97 +47,74 @@ func normalizeArgs(args []string) ([]string, error) {
 		case !hasType:
 			name = typ
 		case !serviceTypes[strings.ToLower(typ)]:
-			return nil, usageError("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", a)
+			return nil, exit.Usagef("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", exit.Quote(a))
 		}
-		if name == "" || strings.Contains(name, "/") {
-			return nil, usageError("%q is not a Service name", a)
+		// The API server names Services by DNS-1035 labels; anything else
+		// ("..", "a/b", "Web") cannot exist and is refused before a request.
+		if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+			return nil, exit.Usagef("%q is not a Service name: %s", a, errs[0])
 		}
-		out = append(out, "services/"+name)
+		out = append(out, name)
 	}
 	return out, nil
 }
 
-// validate checks the selection before anything is read.
-func (t TargetFlags) validate(args []string) error {
-	switch {
-	case len(args) > 0 && (t.Selector != "" || t.All):
-		return usageError("name Services or select them with -l/--all, not both")
-	case len(args) == 0 && t.Selector == "" && !t.All:
-		return usageError("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
-	case t.Selector != "" && t.All:
-		return usageError("-l and --all do not go together: --all selects every Service, -l those with matching labels")
-	case t.Selector != "":
-		if _, err := labels.Parse(t.Selector); err != nil {
-			return usageError("invalid selector %q: %v", t.Selector, err)
-		}
+// complete normalises the arguments and resolves the namespace, once.
+func (t *TargetFlags) complete(o *RootOptions, args []string) error {
+	var err error
+	if t.names, err = normalizeArgs(args); err != nil {
+		return err
 	}
-	_, err := normalizeArgs(args)
+	t.namespace, err = o.Namespace()
 	return err
 }
 
-// connect builds the client and resolves the selected Services.
-func (o *RootOptions) connect(ctx context.Context, t TargetFlags, args []string) (kubernetes.Interface, []syncer.Target, error) {
+// validate checks the selection before anything is read.
+func (t TargetFlags) validate(allNamespaces bool) error {
+	switch {
+	case len(t.names) > 0 && (t.Selector != "" || t.All):
+		return exit.Usagef("name Services or select them with -l/--all, not both")
+	case len(t.names) == 0 && t.Selector == "" && !t.All:
+		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
+	case t.Selector != "" && t.All:
+		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
+	case len(t.names) > 0 && allNamespaces:
+		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
+	case t.Selector != "":
+		if _, err := labels.Parse(t.Selector); err != nil {
+			return exit.Usagef("invalid selector %q: %v", t.Selector, err)
+		}
+	}
+	return nil
+}
+
+// connect builds the client and resolves the selected Services: names
+// in -n's namespace (or the kubeconfig's), -l and --all in it or, with -A,
+// in every namespace.
+func (o *RootOptions) connect(ctx context.Context, t TargetFlags) (kubernetes.Interface, []syncer.Target, error) {
 	client, err := o.Clientset()
 	if err != nil {
 		return nil, nil, err
 	}
-	targets, err := o.resolveServices(ctx, client, t, args)
+	sel := syncer.Selection{Namespace: t.namespace, Names: t.names, Selector: t.Selector}
+	if len(t.names) == 0 && o.AllNamespaces {
+		sel.Namespace = metav1.NamespaceAll
+	}
+	targets, err := syncer.Resolve(ctx, client, sel)
+	var re *syncer.ResolveError
+	if errors.As(err, &re) {
+		return nil, nil, exit.Describe(re.Namespace, re.Name, re.Err)
+	}
 	return client, targets, err
 }
 
-// resolveServices finds the selected Services as kubectl get would: names
-// in -n's namespace (or the kubeconfig's), -l and --all in it or, with -A,
-// in every namespace. Every request carries ctx, so Ctrl-C stops a stalled
-// one. A missing Service is returned as a per-Service error so the others
-// still run; any other error stops the run.
-func (o *RootOptions) resolveServices(ctx context.Context, client kubernetes.Interface, t TargetFlags, args []string) ([]syncer.Target, error) {
-	ns, err := o.Namespace()
-	if err != nil {
-		return nil, err
+// syncMany runs syncer.Many over the targets with a progress line (for
+// more than one) and words each failure as the user reads it.
+func (o *RootOptions) syncMany(ctx context.Context, client kubernetes.Interface, targets []syncer.Target, opts syncer.Options) []syncer.Outcome {
+	step, done := printers.Progress(o.ErrOut)
+	if len(targets) == 1 {
+		step = func(int, int, string) {}
 	}
-	names, err := normalizeArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	var out []syncer.Target
-	if len(names) > 0 {
-		if o.AllNamespaces {
-			return nil, usageError("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
-		}
-		seen := map[string]bool{}
-		for _, n := range names {
-			name := strings.TrimPrefix(n, "services/")
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			svc, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				out = append(out, syncer.Target{Namespace: ns, Name: name, Err: err})
-			case err != nil:
-				return nil, describe(ns, name, err)
-			default:
-				out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
-			}
-		}
-	} else {
-		if o.AllNamespaces {
-			ns = metav1.NamespaceAll
-		}
-		svcs, err := cluster.Reader{Client: client}.Services(ctx, ns, t.Selector)
-		if err != nil {
-			return nil, describe(ns, "", err)
-		}
-		for _, svc := range svcs {
-			out = append(out, syncer.Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out, nil
+	defer done()
+	return exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
 }

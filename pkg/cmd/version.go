@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -10,7 +9,11 @@ import (
 	"github.com/spf13/cobra"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
-	"sigs.k8s.io/yaml"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
 // Build information, set by `make build` and `make dist` with
@@ -52,15 +55,15 @@ func clientInfo() version.Info {
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH}
 }
 
-// versionReport is `kubectl slices version -o json|yaml`, as kubectl's.
-type versionReport struct {
-	ClientVersion version.Info  `json:"clientVersion"`
-	ServerVersion *version.Info `json:"serverVersion,omitempty"`
+// VersionOptions are version's typed options.
+type VersionOptions struct {
+	*RootOptions
+	ClientOnly bool
+	Output     string
 }
 
 func newVersionCommand(root *RootOptions) *cobra.Command {
-	var clientOnly bool
-	var output string
+	o := &VersionOptions{RootOptions: root}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the plugin's version and the API server's",
@@ -74,79 +77,39 @@ With --client, no cluster is contacted.`,
   # The plugin's build only, as JSON
   kubectl slices version --client -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if output != "" && output != "json" && output != "yaml" {
-				return usageError("-o must be json or yaml, got %q", output)
-			}
-			report := versionReport{ClientVersion: clientInfo()}
-			var serverErr error
-			if !clientOnly {
-				report.ServerVersion, serverErr = serverVersion(c.Context(), root)
-			}
-			if err := printVersion(root, output, report); err != nil {
-				return err
-			}
-			return serverErr
-		},
+		RunE: runCommand(o),
 	}
-	cmd.Flags().BoolVar(&clientOnly, "client", false, "If true, shows client version only (no server required).")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "One of 'yaml' or 'json'.")
+	cmd.Flags().BoolVar(&o.ClientOnly, "client", false, "If true, shows client version only (no server required).")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "One of 'yaml' or 'json'.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// serverVersion is discovery's ServerVersion with the command's context
-// (client-go's runs with context.TODO(), which Ctrl-C cannot stop).
-func serverVersion(ctx context.Context, root *RootOptions) (*version.Info, error) {
-	client, err := root.Clientset()
-	if err != nil {
-		return nil, err
-	}
-	body, err := client.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
-	if err != nil {
-		return nil, describeCluster(err)
-	}
-	var info version.Info
-	if err := json.Unmarshal(body, &info); err != nil {
-		return nil, fmt.Errorf("unable to parse the server version: %w", err)
-	}
-	return &info, nil
-}
+// Complete has nothing to fill in.
+func (o *VersionOptions) Complete(*cobra.Command, []string) error { return nil }
 
-func printVersion(root *RootOptions, output string, r versionReport) error {
-	switch output {
-	case "json":
-		b, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(root.Out, string(b))
-	case "yaml":
-		b, err := yaml.Marshal(r)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(root.Out, string(b))
-	default:
-		ci := r.ClientVersion
-		fmt.Fprintf(root.Out, "Client Version: %s\n", ci.GitVersion)
-		if ci.GitCommit != "" {
-			fmt.Fprintf(root.Out, "Git Commit: %s\n", ci.GitCommit)
-		}
-		if ci.BuildDate != "" {
-			fmt.Fprintf(root.Out, "Commit Date: %s\n", ci.BuildDate)
-		}
-		if r.ServerVersion != nil {
-			fmt.Fprintf(root.Out, "Server Version: %s\n", r.ServerVersion.GitVersion)
-		}
+// Validate checks -o.
+func (o *VersionOptions) Validate() error {
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
 	}
 	return nil
 }
 
-// describeCluster words an error that is about the cluster, not a Service.
-func describeCluster(err error) error {
-	if isUnreachable(err) {
-		return &ExitError{Code: ExitAPI, Err: fmt.Errorf("%s", unreachable(err))}
+// Run prints the versions; the client's even when the server's fails.
+func (o *VersionOptions) Run(ctx context.Context) error {
+	report := printers.VersionReport{ClientVersion: clientInfo()}
+	var serverErr error
+	if !o.ClientOnly {
+		var client kubernetes.Interface
+		if client, serverErr = o.Clientset(); serverErr == nil {
+			if report.ServerVersion, serverErr = cluster.ServerVersion(ctx, client); serverErr != nil {
+				serverErr = exit.Cluster(serverErr)
+			}
+		}
 	}
-	return &ExitError{Code: classify(err), Err: err}
+	if err := printers.Version(o.Out, o.Output, report); err != nil {
+		return err
+	}
+	return serverErr
 }

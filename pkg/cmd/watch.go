@@ -3,20 +3,20 @@ package cmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
 
@@ -60,14 +60,14 @@ func (o *SyncOptions) validateWatch() error {
 		return err
 	}
 	if (changed("takeover-after") || changed("handback-hold")) && !w.Standby {
-		return usageError("--takeover-after and --handback-hold tune --standby: add --standby")
+		return exit.Usagef("--takeover-after and --handback-hold tune --standby: add --standby")
 	}
 	if w.Standby && !w.Watch {
-		return usageError("--standby stands by beside kube-controller-manager in the watch loop: add --watch")
+		return exit.Usagef("--standby stands by beside kube-controller-manager in the watch loop: add --watch")
 	}
 	if !w.Watch {
 		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" {
-			return usageError("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
+			return exit.Usagef("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
 		}
 		return nil
 	}
@@ -76,15 +76,15 @@ func (o *SyncOptions) validateWatch() error {
 	}
 	switch {
 	case o.DryRun != apply.DryRunNone:
-		return usageError("--watch writes; it cannot be combined with --dry-run")
+		return exit.Usagef("--watch writes; it cannot be combined with --dry-run")
 	case o.Output != "" && o.Output != "json":
-		return usageError("with --watch, -o may only be json (one object per line)")
+		return exit.Usagef("with --watch, -o may only be json (one object per line)")
 	case w.BatchPeriod < 0 || w.SummaryInterval < 0:
-		return usageError("--batch-period and --summary-interval must not be negative")
+		return exit.Usagef("--batch-period and --summary-interval must not be negative")
 	case w.Workers < 1:
-		return usageError("--concurrent-syncs must be at least 1")
+		return exit.Usagef("--concurrent-syncs must be at least 1")
 	case w.Standby && (w.TakeoverAfter <= 0 || w.HandbackHold < 0):
-		return usageError("--takeover-after must be positive and --handback-hold not negative")
+		return exit.Usagef("--takeover-after must be positive and --handback-hold not negative")
 	}
 	return nil
 }
@@ -105,15 +105,12 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ns, err := o.Namespace()
-	if err != nil {
-		return err
-	}
+	ns := o.Targets.namespace
 	opts := controller.Options{
 		Namespace:       ns,
 		Selector:        labels.Everything(),
 		Plan:            o.Plan.options(),
-		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers},
+		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers, Grace: o.ShutdownGrace},
 		BatchPeriod:     o.WatchFlags.BatchPeriod,
 		Workers:         o.WatchFlags.Workers,
 		SummaryInterval: o.WatchFlags.SummaryInterval,
@@ -126,20 +123,21 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if o.WatchFlags.Standby {
 		opts.Standby = &standby.Config{TakeoverAfter: o.WatchFlags.TakeoverAfter, HandbackHold: o.WatchFlags.HandbackHold, ManagedBy: o.Plan.ManagedBy}
 	}
-	names, err := normalizeArgs(o.args)
-	if err != nil {
-		return err
-	}
-	if len(names) > 0 {
+	if len(o.Targets.names) > 0 {
 		opts.Names = map[string]bool{}
-		for _, n := range names {
-			opts.Names[ns+"/"+n[len("services/"):]] = true
+		for _, n := range o.Targets.names {
+			opts.Names[ns+"/"+n] = true
 		}
 		opts.Namespace = ns
 	}
 	if o.Targets.Selector != "" {
 		if opts.Selector, err = labels.Parse(o.Targets.Selector); err != nil {
-			return usageError("invalid selector %q: %v", o.Targets.Selector, err)
+			return exit.Usagef("invalid selector %q: %v", o.Targets.Selector, err)
+		}
+	}
+	if !o.Force {
+		opts.BeforeWrites = func(ctx context.Context) error {
+			return o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager)
 		}
 	}
 	return o.runController(ctx, client, ns, opts)
@@ -148,23 +146,29 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 // runController runs the loop with the in-cluster parts the flags ask for:
 // the health endpoint, leader election, the webhook from the same cache.
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
-	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: requestsMade}
+	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade}
 	if o.Webhook.Addr != "" {
-		// The loop's own writes pass the guard by their field manager.
+		// The loop's own writes pass the guard: its identity (learned at
+		// start) with its field manager.
 		managers := []string{apply.FieldManager}
 		if o.FieldManager != apply.FieldManager {
 			managers = append(managers, o.FieldManager)
 		}
 		cfg.Webhook = o.Webhook.config(o.Plan, managers)
+		cfg.Webhook.AllowSelf = true
 	}
 	if o.Leader.Elect {
-		cfg.Lease = &daemon.Lease{Name: o.Leader.Name, Namespace: o.Leader.Namespace,
-			LeaseDuration: o.Leader.LeaseDuration, RenewDeadline: o.Leader.RenewDeadline, RetryPeriod: o.Leader.RetryPeriod}
-		if cfg.Lease.Namespace == "" {
-			cfg.Lease.Namespace = ns // cli-runtime's: the ServiceAccount's namespace in a Pod
-		}
+		cfg.Lease = o.Leader.lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
 	}
-	return daemonError(ns, opts.Namespace, daemon.Run(ctx, cfg))
+	err := daemon.Run(ctx, cfg)
+	var ce *daemon.ConfigError
+	var ae *daemon.APIError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &ce) && !errors.As(err, &ae) {
+		// A signal is how the loop is stopped: what it cut short while
+		// starting (a request, the caches filling) is no failure.
+		err = nil
+	}
+	return daemonError(ns, opts.Namespace, err)
 }
 
 // daemonError words an error that stopped the process: its configuration
@@ -172,45 +176,16 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 func daemonError(ns, scope string, err error) error {
 	var ce *daemon.ConfigError
 	var ae *daemon.APIError
+	var ee *exit.Error
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ee):
+		return ee // worded already (a takeover refused before the first write)
 	case errors.As(err, &ce):
-		return &ExitError{Code: ExitUsage, Err: ce}
+		return &exit.Error{Code: exit.Usage, Err: ce}
 	case errors.As(err, &ae):
-		return &ExitError{Code: ExitAPI, Err: ae}
+		return &exit.Error{Code: exit.API, Err: ae}
 	}
-	return watchError(ns, scope, err)
-}
-
-// watchError describes an error that stopped the loop. A right it needs
-// is missing (checked at start-up, so the informers never retry a
-// forbidden list forever): one line naming it and where the RBAC is.
-func watchError(ns, scope string, err error) error {
-	if !apierrors.IsForbidden(err) {
-		return describe(ns, "", err)
-	}
-	where := "namespace " + scope
-	if scope == metav1.NamespaceAll {
-		where = "all namespaces"
-	}
-	return &ExitError{ExitAPI, fmt.Errorf("forbidden: cannot %s in %s; `kubectl slices deploy` prints the RBAC the loop needs",
-		forbiddenWhat(err), where)}
-}
-
-// forbiddenWhat is "VERB RESOURCE[.GROUP]" of a Forbidden error.
-func forbiddenWhat(err error) string {
-	what := "access the API"
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		verb := forbiddenVerb(status.Status().Message)
-		what = verb + " the request"
-		if d := status.Status().Details; d != nil {
-			what = verb + " " + d.Kind
-			if d.Group != "" {
-				what += "." + d.Group
-			}
-		}
-	}
-	return what
+	return exit.Loop(ns, scope, err)
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -36,14 +37,20 @@ at most ` + fmt.Sprint(3) + ` short warnings, which kubectl prints as "Warning: 
 explain engine from an in-memory cache of the cluster (no API request per admission).
 The findings; --deny-on turns chosen ones into denials:
 
-` + kindMarkdown + `
+` + webhook.KindMarkdown + `
 
 /validate/endpointslices refuses a CREATE or UPDATE of an EndpointSlice labelled
-endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by) unless it comes
-from kubectl-slices itself (its field manager, --field-manager, or a user or group named by
---allow-user and --allow-group), and a write that relabels one of our slices to another manager.
-DELETE is always allowed. This guards against accidents (a hand edit the next sync
-would undo), not against a determined admin: the field manager is the client's word.
+endpointslice.kubernetes.io/managed-by=kubectl-slices (--managed-by), and a write that
+relabels one of our slices to another manager, unless the writer, as the API server
+authenticated it, is allowed (a user named by --allow-user, a member of a group named by
+--allow-group; 'sync --watch' also allows its own user) AND writes with kubectl-slices'
+field manager (--field-manager): anyone can send a field manager, so it never admits a
+writer alone; it tells an allowed writer's sync from a hand edit the next sync would undo.
+DELETE is always allowed.
+
+Service findings name Pods, their labels, owners and ports only to a writer who may list
+Pods in the namespace (a SubjectAccessReview, cached per user and namespace for 30 s,
+10 s when refused); others read the finding without them.
 
 The certificate and key are re-read when the files change, so a rotated certificate is
 served without a restart. Register the paths with a ValidatingWebhookConfiguration
@@ -59,23 +66,29 @@ same flags to serve the webhook from the watch loop's cache.`,
   # Keep slices current and serve the webhook from one process
   kubectl slices sync --all -A --watch --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := o.Webhook.validate(true); err != nil {
-				return err
-			}
-			if err := o.Plan.validate(); err != nil {
-				return err
-			}
-			if slices.Contains(o.FieldManagers, "") || len(o.FieldManagers) == 0 {
-				return usageError("--field-manager must name a field manager")
-			}
-			return o.Run(c.Context())
-		},
+		RunE: runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	addWebhookFlags(cmd, &o.Webhook)
 	cmd.Flags().StringSliceVar(&o.FieldManagers, "field-manager", []string{apply.FieldManager}, "Field managers of kubectl-slices' own writes (sync --field-manager), allowed to write our EndpointSlices")
 	return cmd
+}
+
+// Complete has nothing to fill in: the webhook watches every namespace.
+func (o *WebhookOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the flags before anything is read or served.
+func (o *WebhookOptions) Validate() error {
+	if err := o.Webhook.validate(true); err != nil {
+		return err
+	}
+	if err := o.Plan.validate(); err != nil {
+		return err
+	}
+	if slices.Contains(o.FieldManagers, "") || len(o.FieldManagers) == 0 {
+		return exit.Usagef("--field-manager must name a field manager")
+	}
+	return nil
 }
 
 // Run fills a read-only informer cache of every namespace and serves the
@@ -86,37 +99,6 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 		return err
 	}
 	err = daemon.Run(ctx, daemon.Config{Client: client, Namespace: metav1.NamespaceAll,
-		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: requestsMade})
+		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: cluster.RequestsMade})
 	return daemonError(metav1.NamespaceAll, metav1.NamespaceAll, err)
-}
-
-// kindLines describe the findings, for help and errors.
-var kindLines = map[webhook.Kind]string{
-	webhook.NoPods:        "the selector matches no Pods (naming the near misses)",
-	webhook.PortNotFound:  "a named targetPort that N of M selected Pods do not declare (naming them)",
-	webhook.MixedOwners:   "selected Pods of several owners declare different ports",
-	webhook.AddressFamily: "selected Pods have no address of a family the Service serves",
-	webhook.NoEndpoints:   "a Service without selector has no Endpoints or EndpointSlices",
-}
-
-// kindHelp lists the findings for an error message, kindMarkdown for help.
-var kindHelp, kindMarkdown = func() (string, string) {
-	var plain, md strings.Builder
-	for _, k := range webhook.Kinds {
-		fmt.Fprintf(&plain, "  %-14s %s\n", k, kindLines[k])
-		fmt.Fprintf(&md, "* %s: %s\n", k, kindLines[k])
-	}
-	return strings.TrimRight(plain.String(), "\n"), strings.TrimRight(md.String(), "\n")
-}()
-
-func parseKinds(names []string) (map[webhook.Kind]bool, error) {
-	out := map[webhook.Kind]bool{}
-	for _, n := range names {
-		k := webhook.Kind(strings.TrimSpace(n))
-		if !slices.Contains(webhook.Kinds, k) {
-			return nil, usageError("--deny-on: unknown finding %q; one of:\n%s", n, kindHelp)
-		}
-		out[k] = true
-	}
-	return out, nil
 }

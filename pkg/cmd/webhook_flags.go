@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -21,8 +22,8 @@ func addWebhookFlags(cmd *cobra.Command, w *WebhookFlags) {
 	cmd.Flags().StringVar(&w.CertFile, "tls-cert-file", "", "The webhook's serving certificate (PEM); re-read when it changes")
 	cmd.Flags().StringVar(&w.KeyFile, "tls-private-key-file", "", "The webhook's private key (PEM); re-read when it changes")
 	cmd.Flags().StringSliceVar(&w.DenyOn, "deny-on", nil, "Service findings that deny the write instead of warning (comma-separated, e.g. NoPods,PortNotFound)")
-	cmd.Flags().StringSliceVar(&w.AllowUsers, "allow-user", nil, "Users allowed to write our EndpointSlices whatever their field manager (e.g. system:serviceaccount:NS:NAME)")
-	cmd.Flags().StringSliceVar(&w.AllowGroups, "allow-group", nil, "Groups allowed to write our EndpointSlices whatever their field manager")
+	cmd.Flags().StringSliceVar(&w.AllowUsers, "allow-user", nil, "Users (as the API server authenticates them, e.g. system:serviceaccount:NS:NAME) allowed to write our EndpointSlices with kubectl-slices' field manager")
+	cmd.Flags().StringSliceVar(&w.AllowGroups, "allow-group", nil, "Groups (e.g. system:masters, or your operators' group) whose members may write our EndpointSlices with kubectl-slices' field manager")
 }
 
 // validate checks the flags; required says the webhook is the command's
@@ -33,11 +34,16 @@ func (w *WebhookFlags) validate(required bool) error {
 		return nil
 	}
 	if w.Addr == "" || w.CertFile == "" || w.KeyFile == "" {
-		return usageError("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
+		return exit.Usagef("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
+	}
+	if err := webhook.CheckAllowed(w.AllowUsers, w.AllowGroups); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	var err error
-	w.denyOn, err = parseKinds(w.DenyOn)
-	return err
+	if w.denyOn, err = webhook.ParseKinds(w.DenyOn); err != nil {
+		return exit.Usagef("--deny-on: %v", err)
+	}
+	return nil
 }
 
 // config is the daemon's webhook: the handler judges Services with the

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/cert"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // The webhook's flag mistakes are usage errors, caught before any request.
@@ -26,11 +26,16 @@ func TestWebhookUsageErrors(t *testing.T) {
 		{append([]string{"webhook"}, tls...), "load serving certificate /nonexistent/tls.crt"},
 		{append([]string{"sync", "--all"}, tls...), "add --watch, or run 'kubectl slices webhook'"},
 		{[]string{"sync", "--all", "--watch", "--webhook-addr", ":8443"}, "the webhook needs"},
+		{append([]string{"webhook", "--allow-group", "system:authenticated"}, tls...), "--allow-group system:authenticated would let every authenticated user write our EndpointSlices"},
+		{append([]string{"sync", "--all", "--watch", "--allow-group", "system:serviceaccounts"}, tls...), "every ServiceAccount of the cluster"},
+		{append([]string{"webhook", "--allow-user", "alice,,bob"}, tls...), "--allow-user must name a user"},
+		{[]string{"deploy", "--webhook", "--allow-group", "system:unauthenticated"}, "every anonymous request"},
+		{[]string{"deploy", "--allow-group", "ops"}, "--allow-user and --allow-group go with --webhook"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, ExitUsage, c.want)
+		if code != exit.Usage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, exit.Usage, c.want)
 		}
 	}
 }
@@ -68,28 +73,8 @@ func TestWebhookAddrTaken(t *testing.T) {
 		append([]string{"sync", "--all", "--watch", "--summary-interval=0"}, tls...),
 	} {
 		_, errOut, code := runCmd(t, args...)
-		if code != ExitUsage || !strings.Contains(errOut, "--webhook-addr "+taken.Addr().String()) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d naming --webhook-addr", args[:2], code, errOut, ExitUsage)
+		if code != exit.Usage || !strings.Contains(errOut, "--webhook-addr "+taken.Addr().String()) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d naming --webhook-addr", args[:2], code, errOut, exit.Usage)
 		}
-	}
-}
-
-// An admission webhook's denial is a 403 Forbidden too; the user reads its
-// message (what to run instead), not advice to ask for RBAC.
-func TestDescribeAdmissionDenial(t *testing.T) {
-	msg := `admission webhook "endpointslices.kubectl-slices.io" denied the request: endpointslice web-x is managed by kubectl-slices [refused for admin (field manager kubectl-slices)]`
-	denied := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden, Message: msg}}
-	got := describe("shop", "web", denied).Error()
-	if !strings.Contains(got, "denied the request: endpointslice web-x is managed by kubectl-slices") || strings.Contains(got, "RBAC") {
-		t.Errorf("webhook denial described as %q", got)
-	}
-	rbac := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
-		Message: `endpointslices.discovery.k8s.io is forbidden: User "bob" cannot create resource "endpointslices" in API group "discovery.k8s.io" in the namespace "shop"`,
-		Details: &metav1.StatusDetails{Kind: "endpointslices", Group: "discovery.k8s.io"}}}
-	if got := describe("shop", "web", rbac).Error(); !strings.Contains(got, "cannot create endpointslices.discovery.k8s.io") || !strings.Contains(got, "RBAC") {
-		t.Errorf("RBAC denial described as %q", got)
-	}
-	if code := ExitCode(describe("shop", "web", denied)); code != ExitAPI {
-		t.Errorf("exit %d, want %d", code, ExitAPI)
 	}
 }

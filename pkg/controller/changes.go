@@ -15,26 +15,42 @@ import (
 // the slices it writes. Slices left unchanged cannot hold a change, so a
 // readiness flip in a 20,000-Pod Service compares one slice, not two
 // hundred. A write with no endpoint difference repaired the slices
-// themselves (a hand edit, labels, a duplicate).
-func Changes(plan *reconcile.Plan) []string {
+// themselves (a hand edit, labels, a duplicate). A slice named in restored
+// was changed by another writer since our last write: rewriting it undoes
+// that edit, which is what is said, not the Pod changes the edit made.
+func Changes(plan *reconcile.Plan, restored map[string]bool) []string {
 	if plan == nil {
 		return nil
 	}
-	var live []*discovery.EndpointSlice
-	for _, s := range plan.Update {
-		if l := plan.Live(s.Name); l != nil {
+	return planChanges(plan.Update, plan.Create, plan.Delete, plan.Live, restored)
+}
+
+func planChanges(update, create, del []*discovery.EndpointSlice, liveOf func(string) *discovery.EndpointSlice, restored map[string]bool) []string {
+	var live, written []*discovery.EndpointSlice
+	var out []string
+	for _, s := range update {
+		if restored[s.Name] {
+			out = append(out, "endpointslice "+s.Name+" restored")
+			continue
+		}
+		if l := liveOf(s.Name); l != nil {
 			live = append(live, l)
 		}
+		written = append(written, s)
 	}
-	live = append(live, plan.Delete...)
-	return changes(live, append(append([]*discovery.EndpointSlice(nil), plan.Update...), plan.Create...))
+	live = append(live, del...)
+	written = append(written, create...)
+	if len(out) > 0 && len(live) == 0 && len(written) == 0 {
+		return out
+	}
+	return append(out, changes(live, written)...)
 }
 
 // changes compares the endpoints of slices before and after, by Pod.
 func changes(live, written []*discovery.EndpointSlice) []string {
 	before, after := endpointsByPod(live), endpointsByPod(written)
 	var out []string
-	for _, pod := range sortedKeys(before, after) {
+	for _, pod := range keysOfEither(before, after) {
 		b, inBefore := before[pod]
 		a, inAfter := after[pod]
 		switch {
@@ -76,7 +92,8 @@ func endpointsByPod(slices []*discovery.EndpointSlice) map[string]discovery.Endp
 	return out
 }
 
-func sortedKeys(a, b map[string]discovery.Endpoint) []string {
+// keysOfEither lists, sorted, the keys of a and of b.
+func keysOfEither(a, b map[string]discovery.Endpoint) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range []map[string]discovery.Endpoint{a, b} {

@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -18,8 +18,7 @@ func ep(pod, addr string, ready, terminating bool, zone string) discovery.Endpoi
 }
 
 func ourSlice(name string, eps ...discovery.Endpoint) *discovery.EndpointSlice {
-	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
-		Labels: map[string]string{discovery.LabelManagedBy: reconcile.DefaultManagedBy, discovery.LabelServiceName: "web"}}, Endpoints: eps}
+	return testutil.NewSlice("shop", name).Service("web").ManagedBy(reconcile.DefaultManagedBy).Endpoints(eps...).Build()
 }
 
 // Each kind of Pod change is named; a write with no endpoint change is a
@@ -37,5 +36,36 @@ func TestChanges(t *testing.T) {
 	same := changes([]*discovery.EndpointSlice{live}, []*discovery.EndpointSlice{live})
 	if !reflect.DeepEqual(same, []string{"slices repaired"}) {
 		t.Errorf("no endpoint change: %q", same)
+	}
+}
+
+// A slice another writer edited since our last write is said to be
+// restored, not as the Pod changes the edit made; other slices of the same
+// write keep their Pod reasons.
+func TestChangesRestoredSlice(t *testing.T) {
+	tr := newSliceTracker()
+	ours := ourSlice("web-a", ep("a", "10.0.0.1", true, false, "z1"))
+	ours.UID, ours.Generation = "u-a", 1
+	tr.Written(ours)
+	edited := ourSlice("web-a", ep("a", "10.9.9.9", true, false, "z1")) // by hand
+	edited.UID, edited.Generation = "u-a", 2
+	other := ourSlice("web-b", ep("b", "10.0.0.2", true, false, "z1"))
+	other.UID, other.Generation = "u-b", 1
+	tr.Written(other)
+	if tr.EditedElsewhere(ours) || tr.EditedElsewhere(other) {
+		t.Fatal("our own writes coming back are no edit")
+	}
+	restored := map[string]bool{}
+	for _, l := range []*discovery.EndpointSlice{edited, other} {
+		if tr.EditedElsewhere(l) {
+			restored[l.Name] = true
+		}
+	}
+	live := map[string]*discovery.EndpointSlice{"web-a": edited, "web-b": other}
+	update := []*discovery.EndpointSlice{ourSlice("web-a", ep("a", "10.0.0.1", true, false, "z1")), ourSlice("web-b", ep("b", "10.0.0.2", false, false, "z1"))}
+	got := planChanges(update, nil, nil, func(n string) *discovery.EndpointSlice { return live[n] }, restored)
+	want := []string{"endpointslice web-a restored", "pod b not ready"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

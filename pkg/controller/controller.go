@@ -56,6 +56,12 @@ type Options struct {
 	// Abort, when not nil, is cancelled when writing must stop at once
 	// (leadership lost); writes in flight are cut rather than finished.
 	Abort context.Context
+	// BeforeWrites, when not nil, is asked once the caches are filled and
+	// the lease is held, before the first write; an error stops the loop
+	// with nothing written (sync --watch refuses a managed-by value whose
+	// slices kubectl-slices did not write: the cache holds no managedFields,
+	// so it reads them itself).
+	BeforeWrites func(context.Context) error
 	// Standby, when not nil, stands by beside kube-controller-manager: a
 	// Service's slices are written only once the controller has failed it
 	// for Standby.TakeoverAfter, and handed back when it recovers
@@ -93,6 +99,8 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 	if opts.Selector == nil {
 		opts.Selector = labels.Everything()
 	}
+	// A lost lease cuts the writes in flight, where a signal lets them finish.
+	opts.Write.Abort = opts.Abort
 	// As the controller's: per item exponential backoff (here 50 ms to 30 s,
 	// so a Service recovers soon after an API server outage) and an overall
 	// token bucket.
@@ -141,6 +149,15 @@ func (c *Controller) Run(ctx context.Context) error {
 		c.queue.ShutDown()
 		return nil // stopped while standing by: nothing was written
 	}
+	if c.opts.BeforeWrites != nil {
+		if err := c.opts.BeforeWrites(ctx); err != nil {
+			c.queue.ShutDown()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
 	var wg sync.WaitGroup
 	for range c.opts.Workers {
 		wg.Go(func() {
@@ -179,9 +196,10 @@ func scopeText(ns string) string {
 	return "namespace " + ns
 }
 
-// processNext syncs one Service. Writes run on a context that outlives the
-// signal, so a Service is never left half written on shutdown; a key taken
-// after the signal is dropped unsynced.
+// processNext syncs one Service. On the signal it starts no new write: a
+// Service may be left part written, which the next run completes (sync
+// converges from whatever it finds). A key taken after the signal is dropped
+// unsynced.
 func (c *Controller) processNext(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
@@ -195,15 +213,21 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		return false
 	}
 	c.report.syncs.Add(1)
-	base := context.WithoutCancel(ctx)
-	if c.opts.Abort != nil {
-		base = c.opts.Abort
-	}
-	wctx, cancel := context.WithTimeout(base, 30*time.Second)
+	// A signal, a lost lease or 30 s stop the sync from starting writes;
+	// those already sent get Write.Grace to finish and are reported (a
+	// request on the wire may be made by the server whatever we do), except
+	// on a lost lease, which cuts them (Write.Abort).
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	err := c.sync(wctx, key)
+	if c.opts.Abort != nil {
+		defer context.AfterFunc(c.opts.Abort, cancel)()
+	}
+	err := c.sync(sctx, key)
 	c.opts.Metrics.Result(result(err))
 	switch {
+	case err != nil && ctx.Err() != nil:
+		// Cut by the signal: what was written is reported, the rest is
+		// the next run's (the queue is shut down).
 	case err == nil:
 		c.queue.Forget(key)
 	case errors.Is(err, errStale):
@@ -259,6 +283,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		})
 	}
 	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, opts)
+	// Before record: what we last wrote tells a hand edit from our own.
+	restored := map[string]bool{}
+	for _, u := range out.Result.Updated {
+		if l := out.Plan.Live(u.Name); l != nil && c.slices.EditedElsewhere(l) {
+			restored[u.Name] = true
+		}
+	}
 	c.record(out.Result)
 	c.observe(key, svc, out)
 	// A takeover is said before the writes it made.
@@ -267,7 +298,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		standbyErr = sb.commit(ctx, out)
 	}
 	if out.Result.Writes() > 0 {
-		c.report.Write(key, out.Plan, out.Result)
+		c.report.Write(key, out.Plan, out.Result, restored)
 	}
 	if sb == nil && out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)

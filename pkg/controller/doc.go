@@ -23,10 +23,8 @@
 // slices queues the Service at once, to see it catch up and measure its
 // lag.
 //
-// Cost, as measured (make bench-watch, 20,000 Pods): each sync re-plans the
-// whole Service from the cache, as upstream does; a CPU profile of a flip
-// showed the planner's per-Pod pass and its sort of shuffled Pods (about
-// 60%; the cache now hands Pods over sorted) and the garbage collector
-// (about 20%, GOGC=50 keeps the resident set under 200 MiB). Planning only
-// the Pods that changed would cut both; it is not done.
+// Each sync re-plans the whole Service from the cache, as upstream does;
+// planning only the Pods that changed would cost less, and is not done (the
+// README's Performance section has the measured figures and where the time
+// goes).
 package controller

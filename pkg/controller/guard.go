@@ -31,11 +31,12 @@ func (g guarded) Load(ctx context.Context, svc *corev1.Service) (reconcile.Input
 	return in, err
 }
 
-// ours keeps our live slices of a Service, without those being deleted.
+// ours keeps our live slices of a Service, without those being deleted:
+// those of every value a run under managedBy writes.
 func ours(all []*discovery.EndpointSlice, managedBy string) []*discovery.EndpointSlice {
 	var out []*discovery.EndpointSlice
 	for _, s := range all {
-		if s.Labels[discovery.LabelManagedBy] == managedBy && s.DeletionTimestamp == nil {
+		if reconcile.IsOurs(s.Labels[discovery.LabelManagedBy], managedBy) && s.DeletionTimestamp == nil {
 			out = append(out, s)
 		}
 	}

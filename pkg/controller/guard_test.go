@@ -8,10 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -27,8 +27,7 @@ func testController(t *testing.T) (*Controller, *corev1.Service) {
 	c.cache.Services, c.cache.Pods = cache.NewIndexer(cache.MetaNamespaceKeyFunc, ns), cache.NewIndexer(cache.MetaNamespaceKeyFunc, ns)
 	c.cache.Slices = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"service": func(any) ([]string, error) { return nil, nil }})
 	c.cache.NodesUnreadable = true
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}}}
+	svc := testutil.NewService("shop", "web").Selector("app", "web").Build()
 	if err := c.cache.Services.Add(svc); err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +52,8 @@ func TestGuardRefusesCacheBehindOurWrites(t *testing.T) {
 // (the Pod leaves its slices), not only the Services of its new labels.
 func TestPodRelabelQueuesOldService(t *testing.T) {
 	c, _ := testController(t)
-	old := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", ResourceVersion: "1",
-		Labels: map[string]string{"app": "web"}}}
+	old := testutil.NewPod("shop", "web-1").Label("app", "web").Build()
+	old.ResourceVersion = "1"
 	relabelled := old.DeepCopy()
 	relabelled.ResourceVersion, relabelled.Labels = "2", map[string]string{"app": "other"}
 	c.onPodUpdate(old, relabelled)

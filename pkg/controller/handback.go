@@ -1,10 +1,9 @@
 package controller
 
 import (
-	"fmt"
-
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -33,8 +32,8 @@ func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
 	n := len(c.handback)
 	c.mu.Unlock()
 	c.opts.Metrics.SetHandback(n)
-	c.report.Notice(key, fmt.Sprintf("kube-controller-manager's slices exist and are current (%d %s, same endpoints as ours)",
-		len(theirs), plural(len(theirs), "slice", "slices")))
+	c.report.Notice(key, "kube-controller-manager's slices exist and are current ("+
+		english.Plural(len(theirs), "slice", "slices")+", same endpoints as ours)")
 }
 
 // watchingHandback: a controller slice event matters until the Service's

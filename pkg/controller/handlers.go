@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 // Handlers only map events to Service keys, as upstream's do; the workers
@@ -178,8 +179,10 @@ func (c *Controller) queueForSlice(s *discovery.EndpointSlice, delay time.Durati
 	}
 }
 
+// isOurs: the slice carries a value this run writes; under a controller's
+// own value that is both controllers' (reconcile.OurValues).
 func (c *Controller) isOurs(s *discovery.EndpointSlice) bool {
-	return s.Labels[discovery.LabelManagedBy] == c.opts.Plan.ManagedBy
+	return reconcile.IsOurs(s.Labels[discovery.LabelManagedBy], c.opts.Plan.ManagedBy)
 }
 
 func (c *Controller) onSliceAdd(obj any) {

@@ -10,24 +10,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 
+	build "github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 func epSlice(name string, port int32, addrs ...string) *discovery.EndpointSlice {
-	s := &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}, AddressType: discovery.AddressTypeIPv4,
-		Ports: []discovery.EndpointPort{{Port: &port}}}
-	for _, a := range addrs {
-		s.Endpoints = append(s.Endpoints, discovery.Endpoint{Addresses: []string{a}})
-	}
-	return s
+	return build.NewSlice("shop", name).Port("", port, corev1.ProtocolTCP).Ready(addrs...).Build()
 }
 
 // Endpoints added and removed come from the slices rewritten, created and
@@ -127,9 +122,7 @@ func TestControllerRecordsSyncs(t *testing.T) {
 	svc.Spec.ClusterIP, svc.Spec.IPFamilies = "10.96.0.10", []corev1.IPFamily{corev1.IPv4Protocol}
 	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
 	_ = c.cache.Services.Update(svc)
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", Labels: map[string]string{"app": "web"}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	pod := build.NewPod("shop", "web-1").Label("app", "web").IP("10.0.0.1").Build()
 	_ = c.cache.Pods.Add(pod)
 	c.queue.Add("shop/web")
 	if !c.processNext(context.Background()) {

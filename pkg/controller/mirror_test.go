@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -25,18 +26,18 @@ import (
 
 const testNS = "ns"
 
+// service is a Service with one port, selecting by selector (nil: none).
 func service(name string, selector map[string]string) *corev1.Service {
-	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS},
-		Spec: corev1.ServiceSpec{Selector: selector, Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	b := testutil.NewService(testNS, name).Port("http", 80, "80")
+	for k, v := range selector {
+		b.Selector(k, v)
+	}
+	return b.Build()
 }
 
+// endpointsObj is an Endpoints object with one subset on port http.
 func endpointsObj(name string, ready string, notReady ...string) *corev1.Endpoints {
-	sub := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}
-	sub.Addresses = []corev1.EndpointAddress{{IP: ready}}
-	for _, ip := range notReady {
-		sub.NotReadyAddresses = append(sub.NotReadyAddresses, corev1.EndpointAddress{IP: ip})
-	}
-	return &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID("uid-" + name)}, Subsets: []corev1.EndpointSubset{sub}}
+	return testutil.NewEndpoints(testNS, name).UID("uid-"+name).Addresses("http", 8080, []string{ready}, notReady...).Build()
 }
 
 // newController builds a Controller on a cache and informers of client, as

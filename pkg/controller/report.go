@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -78,10 +79,11 @@ func (r *Reporter) Notice(service, msg string) {
 	r.emit(Event{Type: "notice", Service: service, Message: msg}, text)
 }
 
-// Write reports the writes of one sync and the Pod changes behind them.
-func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result) {
+// Write reports the writes of one sync and the Pod changes behind them;
+// restored names the slices it put back after another writer's edit.
+func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result, restored map[string]bool) {
 	r.count(res)
-	reasons := shorten(Changes(plan), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
+	reasons := shorten(Changes(plan, restored), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
 	r.mu.Lock()
 	delete(r.lastErr, service)
 	r.mu.Unlock()
@@ -168,17 +170,10 @@ func counts(res apply.Result) string {
 		verb string
 	}{{len(res.Created), "created"}, {len(res.Updated), "updated"}, {len(res.Deleted), "deleted"}} {
 		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d %s", p.verb, p.n, plural(p.n, "slice", "slices")))
+			parts = append(parts, p.verb+" "+english.Plural(p.n, "slice", "slices"))
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func shorten(s []string, n int) []string {

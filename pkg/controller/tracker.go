@@ -60,6 +60,15 @@ func (t *sliceTracker) ShouldSync(s *discovery.EndpointSlice) bool {
 	return !ok || s.Generation > gen
 }
 
+// EditedElsewhere reports whether a live slice we wrote has since been
+// changed by another writer: its generation is past the one we wrote.
+func (t *sliceTracker) EditedElsewhere(s *discovery.EndpointSlice) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	gen, ok := t.gens[sliceKey(s)][s.UID]
+	return ok && gen != deletionExpected && s.Generation > gen
+}
+
 // HandleDeletion forgets a deleted slice and reports whether we expected
 // the deletion; an unexpected one (by hand) needs a sync to put it back.
 func (t *sliceTracker) HandleDeletion(s *discovery.EndpointSlice) (expected bool) {

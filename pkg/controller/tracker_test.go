@@ -4,13 +4,12 @@ import (
 	"testing"
 
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 )
 
 func trackedSlice(uid string, gen int64) *discovery.EndpointSlice {
-	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-" + uid, UID: types.UID(uid), Generation: gen,
-		Labels: map[string]string{discovery.LabelServiceName: "web"}}}
+	return testutil.NewSlice("shop", "web-"+uid).Service("web").UID(uid).Generation(gen).Build()
 }
 
 // The stale-cache guard, rule by rule (upstream's EndpointSliceTracker).

@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var srv *webhookServer
 	if cfg.Webhook != nil {
 		var err error
-		if srv, err = listenWebhook(*cfg.Webhook, cfg.Log, cfg.Requests); err != nil {
+		if srv, err = listenWebhook(ctx, cfg.Client, *cfg.Webhook, cfg.Log, cfg.Requests); err != nil {
 			return err
 		}
 		defer srv.ln.Close() // if serving never starts; Shutdown closes it otherwise

@@ -65,7 +65,15 @@ func newElection(ctx context.Context, client kubernetes.Interface, l Lease, watc
 	ctx0, cancel0 := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel0()
 	ns := l.Namespace
-	denied, err := cluster.DeniedVerb(ctx0, client, coordinationv1.GroupName, "leases", ns, "", "get", "create", "update")
+	// get and update are asked of the Lease by name, since a Role may
+	// grant them on it alone; create cannot be granted by name.
+	denied, err := cluster.DeniedVerb(ctx0, client, coordinationv1.GroupName, "leases", ns, l.Name, "get")
+	if err == nil && denied == "" {
+		denied, err = cluster.DeniedVerb(ctx0, client, coordinationv1.GroupName, "leases", ns, "", "create")
+	}
+	if err == nil && denied == "" {
+		denied, err = cluster.DeniedVerb(ctx0, client, coordinationv1.GroupName, "leases", ns, l.Name, "update")
+	}
 	if err != nil {
 		return nil, &APIError{fmt.Errorf("leader election: %w", err)}
 	}

@@ -6,8 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
@@ -20,6 +26,10 @@ import (
 type Webhook struct {
 	Addr, CertFile, KeyFile string
 	Handler                 *webhook.Handler
+	// AllowSelf lets the process's own identity (as the API server
+	// authenticates it: a SelfSubjectReview at start) write our slices:
+	// the webhook serves beside the loop, whose writes are its own.
+	AllowSelf bool
 }
 
 // webhookServer is a webhook bound and ready to serve.
@@ -31,6 +41,8 @@ type webhookServer struct {
 	requests func() int
 	ln       net.Listener
 
+	access *webhook.AccessCache
+
 	mu        sync.Mutex
 	baseline  int // API requests counted when the caches filled
 	hasSynced bool
@@ -38,10 +50,16 @@ type webhookServer struct {
 
 // listenWebhook loads the certificate and binds the address before the
 // caches or the loop start: a missing file or a taken port is a
-// ConfigError and nothing has run.
-func listenWebhook(cfg Webhook, log io.Writer, requests func() int) (*webhookServer, error) {
+// ConfigError and nothing has run. Then, with AllowSelf, it asks the API
+// server who this process is (one request).
+func listenWebhook(ctx context.Context, client kubernetes.Interface, cfg Webhook, log io.Writer, requests func() int) (*webhookServer, error) {
 	s := &webhookServer{cfg: cfg, log: log, requests: requests}
 	cfg.Handler.Observe = s.stats.Observe
+	if cfg.Handler.Access == nil {
+		// Pod data in Service warnings only for those who may list Pods.
+		s.access = webhook.NewAccessCache(client.AuthorizationV1().SubjectAccessReviews().Create)
+		cfg.Handler.Access = s.access
+	}
 	var err error
 	if s.certs, err = webhook.NewCertReloader(cfg.CertFile, cfg.KeyFile); err != nil {
 		return nil, &ConfigError{err}
@@ -56,8 +74,39 @@ func listenWebhook(cfg Webhook, log io.Writer, requests func() int) (*webhookSer
 	if s.ln, err = webhook.Listen(cfg.Addr); err != nil {
 		return nil, &ConfigError{fmt.Errorf("--webhook-addr %s: %v", cfg.Addr, errors.Unwrap(err))}
 	}
+	if cfg.AllowSelf {
+		allowSelf(ctx, client, cfg.Handler, log)
+	}
 	fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", s.ln.Addr(), webhook.ServicesPath, webhook.EndpointSlicesPath)
 	return s, nil
+}
+
+// allowSelf adds the process's own user, as the API server authenticates
+// it, to the identities the guard lets write our slices: the loop beside
+// the webhook writes with it. Its groups are not added (they would admit
+// every ServiceAccount, or everyone authenticated). Without the answer the
+// loop's writes pass only if --allow-user or --allow-group names it.
+func allowSelf(ctx context.Context, client kubernetes.Interface, h *webhook.Handler, log io.Writer) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || r.Status.UserInfo.Username == "" {
+		fmt.Fprintf(log, "webhook: cannot learn this process's own user (%v): the loop's writes pass the guard only if --allow-user or --allow-group names it\n", err)
+		return
+	}
+	h.Guard.Users = append(slices.Clone(h.Guard.Users), r.Status.UserInfo.Username)
+	fmt.Fprintf(log, "webhook: our slices may be written by %s (this process)%s\n", r.Status.UserInfo.Username, allowedList(h.Guard))
+}
+
+func allowedList(g webhook.Guard) string {
+	s := ""
+	if len(g.Users) > 1 {
+		s += ", users " + strings.Join(g.Users[:len(g.Users)-1], ", ")
+	}
+	if len(g.Groups) > 0 {
+		s += ", groups " + strings.Join(g.Groups, ", ")
+	}
+	return s
 }
 
 // synced lets the Service handler answer from the filled cache.
@@ -79,6 +128,11 @@ func (s *webhookServer) run(ctx context.Context) error {
 	s.mu.Lock()
 	if n := s.requests(); n >= 0 && s.hasSynced {
 		line += fmt.Sprintf("; API requests since the caches filled: %d", n-s.baseline)
+		if s.access != nil {
+			// Each is a cache miss: at most one per user and namespace
+			// per 30 s (10 s when refused), for Services with findings.
+			line += fmt.Sprintf(" (%d of them access reviews)", s.access.Reviews())
+		}
 	}
 	s.mu.Unlock()
 	fmt.Fprintln(s.log, line)

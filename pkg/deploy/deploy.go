@@ -102,7 +102,7 @@ func RBAC(ns string, scope Scope, sa rbacv1.Subject) []runtime.Object {
 	}
 	var out []runtime.Object
 	if scope == Cluster {
-		rules, why := policy(selectRights(func(r Right) bool { return !r.Lease }))
+		rules, why := policy(selectRights(func(r Right) bool { return !r.Lease && !r.Webhook }))
 		out = append(out,
 			&rbacv1.ClusterRole{TypeMeta: typeMeta("ClusterRole"), ObjectMeta: meta(Name, "", why), Rules: rules},
 			&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("ClusterRoleBinding"), ObjectMeta: meta(Name, "", nil),
@@ -114,7 +114,7 @@ func RBAC(ns string, scope Scope, sa rbacv1.Subject) []runtime.Object {
 				RoleRef: ref("Role", Name+"-leader-election"), Subjects: []rbacv1.Subject{sa}})
 		return out
 	}
-	rules, why := policy(selectRights(func(r Right) bool { return !r.ClusterOnly }))
+	rules, why := policy(selectRights(func(r Right) bool { return !r.ClusterOnly && !r.Webhook }))
 	return append(out,
 		&rbacv1.Role{TypeMeta: typeMeta("Role"), ObjectMeta: meta(Name, ns, why), Rules: rules},
 		&rbacv1.RoleBinding{TypeMeta: typeMeta("RoleBinding"), ObjectMeta: meta(Name, ns, nil),
@@ -149,7 +149,9 @@ func Args(ns string, scope Scope, port int32) []string {
 	} else {
 		args = append(args, "-n", ns)
 	}
-	return append(args, "--leader-elect", "--leader-elect-resource-namespace", ns,
+	// The Lease is named, not left to the default, since the Role grants
+	// that name alone.
+	return append(args, "--leader-elect", "--leader-elect-resource-name", LeaseName, "--leader-elect-resource-namespace", ns,
 		fmt.Sprintf("--health-addr=:%d", port))
 }
 

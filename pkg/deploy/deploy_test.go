@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"regexp"
@@ -49,8 +50,17 @@ func rulesOf(t *testing.T, objs []runtime.Object) (map[string][]rbacv1.PolicyRul
 // Every verb of every rule is explained in the role's annotations, and
 // every explained verb is granted: the reasons and the rules agree.
 func TestEveryVerbHasAReason(t *testing.T) {
-	for _, scope := range []Scope{Cluster, Namespace} {
-		objs, err := Objects(opts(scope))
+	for _, scope := range []Scope{Cluster, Namespace, -1} {
+		var objs []runtime.Object
+		var err error
+		if scope == -1 { // with the webhook
+			objs, err = Objects(opts(Cluster))
+			if err == nil {
+				objs, err = WithWebhook(objs, opts(Cluster), TLS{CertManager: true}, Allowed{})
+			}
+		} else {
+			objs, err = Objects(opts(scope))
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +69,7 @@ func TestEveryVerbHasAReason(t *testing.T) {
 			t.Fatal("no roles")
 		}
 		for role, rs := range rules {
-			explained := 0
+			explained := map[string]bool{}
 			for _, r := range rs {
 				key := r.Resources[0]
 				if r.APIGroups[0] != "" {
@@ -71,10 +81,10 @@ func TestEveryVerbHasAReason(t *testing.T) {
 						t.Errorf("%s: %s on %s has no reason (%q)", role, v, key, text)
 					}
 				}
-				explained++
+				explained[key] = true
 			}
-			if explained != len(why[role]) {
-				t.Errorf("%s: %d rules, %d annotations", role, explained, len(why[role]))
+			if len(explained) != len(why[role]) {
+				t.Errorf("%s: %d resources, %d annotations", role, len(explained), len(why[role]))
 			}
 		}
 	}
@@ -105,12 +115,12 @@ func TestClusterMode(t *testing.T) {
 	if grants(rules, "ClusterRole/kubectl-slices", "leases", "update") {
 		t.Error("the Lease is granted cluster-wide")
 	}
-	if !grants(rules, "Role/kubectl-slices-leader-election", "leases", "update") || len(rules["Role/kubectl-slices-leader-election"]) != 1 {
+	if !grants(rules, "Role/kubectl-slices-leader-election", "leases", "update") || len(rules["Role/kubectl-slices-leader-election"]) != 2 {
 		t.Errorf("the leader-election Role: %v", rules["Role/kubectl-slices-leader-election"])
 	}
 	d := objs[6].(*appsv1.Deployment)
 	args := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
-	if args != "sync --watch --standby --all -A --leader-elect --leader-elect-resource-namespace ops --health-addr=:8080" {
+	if args != "sync --watch --standby --all -A --leader-elect --leader-elect-resource-name kubectl-slices --leader-elect-resource-namespace ops --health-addr=:8080" {
 		t.Errorf("args %q", args)
 	}
 	if *d.Spec.Replicas != 2 {
@@ -140,6 +150,48 @@ func TestNamespaceMode(t *testing.T) {
 	args := objs[3].(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Args
 	if !slices.Contains(args, "-n") || slices.Contains(args, "-A") {
 		t.Errorf("args %v", args)
+	}
+}
+
+// Every mode grants get and update on the loop's own Lease only, the one
+// its arguments elect on; create stays unpinned (RBAC cannot pin it).
+func TestLeasePinned(t *testing.T) {
+	sc, _ := SidecarObjects(SidecarOptions{Namespace: "shop", Workload: Workload{"deployment", "web"}, Image: "i", HealthPort: 9090})
+	cl, _ := Objects(opts(Cluster))
+	nsm, _ := Objects(opts(Namespace))
+	for name, objs := range map[string][]runtime.Object{"cluster": cl, "namespace": nsm, "sidecar": sc} {
+		rules, _ := rulesOf(t, objs)
+		seen := map[string]bool{}
+		for role, rs := range rules {
+			for _, r := range rs {
+				if !slices.Contains(r.Resources, "leases") {
+					continue
+				}
+				if role == "ClusterRole/kubectl-slices" {
+					t.Errorf("%s: Leases in the ClusterRole", name)
+				}
+				for _, v := range r.Verbs {
+					seen[v] = true
+					pinned := reflect.DeepEqual(r.ResourceNames, []string{LeaseName})
+					if v == "create" && len(r.ResourceNames) != 0 {
+						t.Errorf("%s: create pinned to %v: RBAC would refuse every create", name, r.ResourceNames)
+					}
+					if v != "create" && !pinned {
+						t.Errorf("%s: %s on Leases %v, want only %s", name, v, r.ResourceNames, LeaseName)
+					}
+				}
+			}
+		}
+		if len(seen) != 3 || !seen["get"] || !seen["update"] || !seen["create"] {
+			t.Errorf("%s: Lease verbs %v", name, seen)
+		}
+	}
+	p, _ := SidecarPatch(SidecarOptions{Namespace: "shop", Workload: Workload{"deployment", "web"}, Image: "i", HealthPort: 9090})
+	args := fmt.Sprint(p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["args"])
+	for _, a := range []string{args, strings.Join(Args("ops", Cluster, 1), " "), strings.Join(Args("ops", Namespace, 1), " ")} {
+		if !strings.Contains(a, "--leader-elect-resource-name "+LeaseName+" ") {
+			t.Errorf("args %s do not elect on %s", a, LeaseName)
+		}
 	}
 }
 

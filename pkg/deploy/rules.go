@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,7 +18,17 @@ type Right struct {
 	ClusterOnly bool
 	// Lease rights are granted in the loop's own namespace only.
 	Lease bool
+	// ResourceNames pins the right to the named objects.
+	ResourceNames []string
+	// Webhook rights are granted only when the loop also serves the
+	// admission webhook (deploy --webhook).
+	Webhook bool
 }
+
+// LeaseName is the Lease the deployed loop elects its leader on; the Role
+// grants get and update on it alone, not on the other applications' Leases
+// of the namespace.
+const LeaseName = Name
 
 // Rights is every call the watch loop makes, verb by verb. Nothing else is
 // granted. SelfSubjectAccessReviews (the start-up check of these rights)
@@ -41,9 +52,10 @@ var Rights = []Right{
 	{Group: "", Resource: "nodes", Verb: "watch", Why: "pkg/cluster Cache.Informers: the Node informer's watch", ClusterOnly: true},
 	{Group: "", Resource: "events", Verb: "create", Why: "Events on a Service whose sync fails, as upstream records them (client-go tools/record)"},
 	{Group: "", Resource: "events", Verb: "patch", Why: "client-go tools/record: a repeated Event is counted by patching it"},
-	{Group: "coordination.k8s.io", Resource: "leases", Verb: "get", Why: "--leader-elect: client-go leaderelection reads the Lease", Lease: true},
-	{Group: "coordination.k8s.io", Resource: "leases", Verb: "create", Why: "--leader-elect: client-go leaderelection creates the Lease the first time", Lease: true},
-	{Group: "coordination.k8s.io", Resource: "leases", Verb: "update", Why: "--leader-elect: client-go leaderelection acquires and renews the Lease", Lease: true},
+	{Group: "coordination.k8s.io", Resource: "leases", Verb: "get", Why: "--leader-elect: client-go leaderelection reads the Lease (its own only)", Lease: true, ResourceNames: []string{LeaseName}},
+	{Group: "coordination.k8s.io", Resource: "leases", Verb: "create", Why: "--leader-elect: client-go leaderelection creates the Lease the first time (not pinned by name: RBAC cannot restrict create by resourceNames, since the name is not known when the request is authorized)", Lease: true},
+	{Group: "coordination.k8s.io", Resource: "leases", Verb: "update", Why: "--leader-elect: client-go leaderelection acquires and renews the Lease (its own only)", Lease: true, ResourceNames: []string{LeaseName}},
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews", Verb: "create", Why: "pkg/webhook AccessCache: a Service warning names Pods, labels and ports only to a writer who may list Pods in the namespace (cached per user and namespace)", ClusterOnly: true, Webhook: true},
 }
 
 // WhyAnnotationPrefix prefixes the annotations that give each rule's reason:
@@ -61,8 +73,9 @@ func selectRights(keep func(Right) bool) []Right {
 	return out
 }
 
-// policy turns rights into one PolicyRule per resource (verbs in table
-// order) and the annotations giving the reason for each verb.
+// policy turns rights into one PolicyRule per resource and resource names
+// (verbs in table order) and the annotations giving the reason for each
+// verb.
 func policy(rights []Right) ([]rbacv1.PolicyRule, map[string]string) {
 	var rules []rbacv1.PolicyRule
 	index := map[string]int{}
@@ -72,11 +85,13 @@ func policy(rights []Right) ([]rbacv1.PolicyRule, map[string]string) {
 		if r.Group != "" {
 			key += "." + r.Group
 		}
-		i, ok := index[key]
+		rule := key + "/" + strings.Join(r.ResourceNames, ",")
+		i, ok := index[rule]
 		if !ok {
 			i = len(rules)
-			index[key] = i
-			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{r.Group}, Resources: []string{r.Resource}})
+			index[rule] = i
+			rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{r.Group}, Resources: []string{r.Resource},
+				ResourceNames: slices.Clone(r.ResourceNames)})
 		}
 		rules[i].Verbs = append(rules[i].Verbs, r.Verb)
 		why[WhyAnnotationPrefix+key] = append(why[WhyAnnotationPrefix+key], r.Verb+": "+r.Why)

@@ -6,6 +6,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,7 +44,10 @@ func WebhookDNSNames(ns string) []string {
 // Objects): the Deployment also serves it, a Service reaches it, the
 // certificate (a Secret, or cert-manager's Issuer and Certificate) and the
 // two ValidatingWebhookConfigurations register it.
-func WithWebhook(objs []runtime.Object, o Options, tls TLS) ([]runtime.Object, error) {
+//
+// The webhook lets the loop's ServiceAccount write our slices, and the
+// users and groups allowed names (those who run sync by hand).
+func WithWebhook(objs []runtime.Object, o Options, tls TLS, allowed Allowed) ([]runtime.Object, error) {
 	if o.Scope != Cluster {
 		return nil, fmt.Errorf("the webhook is registered cluster-wide: it needs cluster mode")
 	}
@@ -52,8 +56,13 @@ func WithWebhook(objs []runtime.Object, o Options, tls TLS) ([]runtime.Object, e
 	}
 	var out []runtime.Object
 	for _, obj := range objs {
-		if d, ok := obj.(*appsv1.Deployment); ok {
-			obj = serveWebhook(d)
+		switch o := obj.(type) {
+		case *appsv1.Deployment:
+			obj = serveWebhook(o, allowed)
+		case *rbacv1.ClusterRole:
+			if o.Name == Name {
+				obj = withWebhookRights(o)
+			}
 		}
 		out = append(out, obj)
 	}
@@ -71,18 +80,57 @@ func WithWebhook(objs []runtime.Object, o Options, tls TLS) ([]runtime.Object, e
 	return append(out, webhookConfigs(o.Namespace, tls)...), nil
 }
 
+// Allowed are the identities, besides the loop's ServiceAccount, that the
+// webhook lets write our slices (its --allow-user and --allow-group).
+type Allowed struct {
+	Users, Groups []string
+}
+
+// withWebhookRights returns a copy of the ClusterRole with the rights the
+// webhook adds (and their reasons).
+func withWebhookRights(cr *rbacv1.ClusterRole) *rbacv1.ClusterRole {
+	cr = cr.DeepCopy()
+	rules, why := policy(selectRights(func(r Right) bool { return r.Webhook }))
+	cr.Rules = append(cr.Rules, rules...)
+	if cr.Annotations == nil {
+		cr.Annotations = map[string]string{}
+	}
+	for k, v := range why {
+		cr.Annotations[k] = v
+	}
+	return cr
+}
+
 // serveWebhook returns a copy of the Deployment whose container also serves
 // the webhook, with the certificate mounted from the Secret.
-func serveWebhook(d *appsv1.Deployment) *appsv1.Deployment {
+func serveWebhook(d *appsv1.Deployment, allowed Allowed) *appsv1.Deployment {
 	d = d.DeepCopy()
 	spec := &d.Spec.Template.Spec
 	c := &spec.Containers[0]
 	c.Args = append(c.Args, fmt.Sprintf("--webhook-addr=:%d", WebhookPort),
-		"--tls-cert-file="+tlsDir+"/tls.crt", "--tls-private-key-file="+tlsDir+"/tls.key")
+		"--tls-cert-file="+tlsDir+"/tls.crt", "--tls-private-key-file="+tlsDir+"/tls.key",
+		// Named, not only learned at start: the guard admits the loop
+		// even if its SelfSubjectReview fails.
+		"--allow-user=system:serviceaccount:"+d.Namespace+":"+Name)
+	for _, u := range allowed.Users {
+		c.Args = append(c.Args, "--allow-user="+u)
+	}
+	for _, g := range allowed.Groups {
+		c.Args = append(c.Args, "--allow-group="+g)
+	}
 	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "webhook", ContainerPort: WebhookPort, Protocol: corev1.ProtocolTCP})
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "tls", MountPath: tlsDir, ReadOnly: true})
+	// The key is readable by its owner (root) and group only, not by
+	// every user of the node's processes in the Pod (0644 by default).
+	// The container runs as a non-root user, so the group must be its:
+	// fsGroup makes the kubelet give the volume's files that group.
+	mode := int32(0o440)
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "tls", VolumeSource: corev1.VolumeSource{
-		Secret: &corev1.SecretVolumeSource{SecretName: WebhookName + "-tls"}}})
+		Secret: &corev1.SecretVolumeSource{SecretName: WebhookName + "-tls", DefaultMode: &mode}}})
+	if spec.SecurityContext != nil && spec.SecurityContext.RunAsGroup != nil {
+		gid := *spec.SecurityContext.RunAsGroup
+		spec.SecurityContext.FSGroup = &gid
+	}
 	return d
 }
 

@@ -16,7 +16,7 @@ func TestWebhook(t *testing.T) {
 	objs, _ := Objects(o)
 	before := objs[6].(*appsv1.Deployment).DeepCopy()
 	tls := TLS{CertPEM: []byte("c"), KeyPEM: []byte("k"), CABundle: []byte("ca")}
-	out, err := WithWebhook(objs, o, tls)
+	out, err := WithWebhook(objs, o, tls, Allowed{Users: []string{"alice"}, Groups: []string{"system:masters", "slice-ops"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +29,39 @@ func TestWebhook(t *testing.T) {
 	}
 	c := out[6].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
 	args := strings.Join(c.Args, " ")
-	for _, flag := range []string{"--webhook-addr=:8443", "--tls-cert-file=/etc/kubectl-slices/tls/tls.crt", "--tls-private-key-file=/etc/kubectl-slices/tls/tls.key"} {
+	for _, flag := range []string{"--webhook-addr=:8443", "--tls-cert-file=/etc/kubectl-slices/tls/tls.crt", "--tls-private-key-file=/etc/kubectl-slices/tls/tls.key",
+		"--allow-user=system:serviceaccount:ops:kubectl-slices --allow-user=alice --allow-group=system:masters --allow-group=slice-ops"} {
 		if !strings.Contains(args, flag) {
 			t.Errorf("args %q lack %s", args, flag)
 		}
 	}
 	if len(c.VolumeMounts) != 1 || !c.VolumeMounts[0].ReadOnly {
 		t.Errorf("mounts %v", c.VolumeMounts)
+	}
+	// The key is not world-readable, and the non-root container reads it
+	// through its group, which fsGroup gives the volume's files.
+	pod := out[6].(*appsv1.Deployment).Spec.Template.Spec
+	vol := pod.Volumes[len(pod.Volumes)-1].Secret
+	psc := pod.SecurityContext
+	if vol == nil || vol.DefaultMode == nil || *vol.DefaultMode != 0o440 {
+		t.Errorf("TLS volume %+v: want defaultMode 0440", vol)
+	}
+	if psc.FSGroup == nil || psc.RunAsGroup == nil || *psc.FSGroup != *psc.RunAsGroup || *psc.RunAsUser == 0 {
+		t.Errorf("pod security context %+v: the container's group must own the volume", psc)
+	}
+	if before.Spec.Template.Spec.SecurityContext.FSGroup != nil {
+		t.Error("fsGroup without the webhook")
+	}
+	// Reviewing a writer's right to list Pods is added, cluster-wide and
+	// with its reason, to the loop's ClusterRole only.
+	rules, why := rulesOf(t, out)
+	if !grants(rules, "ClusterRole/kubectl-slices", "subjectaccessreviews", "create") ||
+		!strings.Contains(why["ClusterRole/kubectl-slices"][WhyAnnotationPrefix+"subjectaccessreviews.authorization.k8s.io"], "create: pkg/webhook AccessCache") {
+		t.Errorf("the ClusterRole lacks the access reviews: %v", rules["ClusterRole/kubectl-slices"])
+	}
+	plain, _ := rulesOf(t, objs)
+	if grants(plain, "ClusterRole/kubectl-slices", "subjectaccessreviews", "create") {
+		t.Error("access reviews granted without the webhook")
 	}
 	if s := out[9].(*corev1.Secret); string(s.Data["tls.crt"]) != "c" || s.Type != corev1.SecretTypeTLS {
 		t.Errorf("secret %v", s)
@@ -62,7 +88,7 @@ func TestWebhook(t *testing.T) {
 		}
 	}
 
-	cm, err := WithWebhook(objs, o, TLS{CertManager: true})
+	cm, err := WithWebhook(objs, o, TLS{CertManager: true}, Allowed{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +100,10 @@ func TestWebhook(t *testing.T) {
 		t.Errorf("cert-manager injection %v", vwc.Annotations)
 	}
 
-	if _, err := WithWebhook(objs, o, TLS{}); err == nil {
+	if _, err := WithWebhook(objs, o, TLS{}, Allowed{}); err == nil {
 		t.Error("no certificate accepted")
 	}
-	if _, err := WithWebhook(objs, opts(Namespace), tls); err == nil {
+	if _, err := WithWebhook(objs, opts(Namespace), tls, Allowed{}); err == nil {
 		t.Error("webhook in namespace mode accepted")
 	}
 }

@@ -8,15 +8,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 )
 
 var created = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func svc(mods ...func(*corev1.Service)) *corev1.Service {
-	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Labels: map[string]string{"tier": "front"}},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.1",
-			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}}}}
+	s := testutil.NewService("ns", "web").Label("tier", "front").Selector("app", "web").ClusterIP("10.96.0.1").Port("http", 80, "8080").Build()
 	for _, m := range mods {
 		m(s)
 	}
@@ -24,15 +23,8 @@ func svc(mods ...func(*corev1.Service)) *corev1.Service {
 }
 
 func pod(i int, ready bool, mods ...func(*corev1.Pod)) *corev1.Pod {
-	st := corev1.ConditionFalse
-	if ready {
-		st = corev1.ConditionTrue
-	}
-	ip := fmt.Sprintf("10.1.%d.%d", i/250, i%250+1)
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("web-%d", i), UID: "uid", Labels: map[string]string{"app": "web"}},
-		Spec: corev1.PodSpec{NodeName: "n1"},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}}}
+	p := testutil.NewPod("ns", fmt.Sprintf("web-%d", i)).UID("uid").Label("app", "web").Node("n1").
+		IP(fmt.Sprintf("10.1.%d.%d", i/250, i%250+1)).Ready(ready).Build()
 	for _, m := range mods {
 		m(p)
 	}

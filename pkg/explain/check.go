@@ -5,29 +5,34 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 // CheckSchema is the schema of `kubectl slices check -o json`.
 const CheckSchema = "kubectl-slices.check/v1"
 
-// FindingKind names a kind of finding; the values are stable.
+// FindingKind names a kind of finding; the values are an output contract
+// (check -o json, the summary's KIND column) and stay as they are. Each
+// constant is its value behind a Finding prefix, since the drift kinds
+// (DriftKind) have a Stale of their own.
 type FindingKind string
 
 const (
-	// NoSlices: a Service with a selector has no slices of any manager;
+	// FindingNoSlices: a Service with a selector has no slices of any manager;
 	// kube-controller-manager writes at least a placeholder, so it is
 	// likely down.
-	NoSlices FindingKind = "NoSlices"
-	// StaleSlices: what the slices publish drifts from the Pods.
-	StaleSlices FindingKind = "Stale"
-	// HandBack: ours and the controller's slices both publish the Service.
-	HandBack FindingKind = "HandBack"
-	// Orphaned: a slice of ours whose Service is gone or no longer has
+	FindingNoSlices FindingKind = "NoSlices"
+	// FindingStale: what the slices publish drifts from the Pods.
+	FindingStale FindingKind = "Stale"
+	// FindingHandBack: ours and the controller's slices both publish the Service.
+	FindingHandBack FindingKind = "HandBack"
+	// FindingOrphaned: a slice of ours whose Service is gone or no longer has
 	// endpoints (see OrphanReason).
-	Orphaned FindingKind = "Orphaned"
-	// OverLimit: a slice holds more endpoints than the maximum per slice.
-	OverLimit FindingKind = "OverLimit"
+	FindingOrphaned FindingKind = "Orphaned"
+	// FindingOverLimit: a slice holds more endpoints than the maximum per slice.
+	FindingOverLimit FindingKind = "OverLimit"
 )
 
 // Finding is one problem and the command that repairs it.
@@ -52,14 +57,23 @@ type CheckReport struct {
 	// --with-endpoints) that were checked.
 	Endpoints int       `json:"endpoints"`
 	Findings  []Finding `json:"findings"`
+	// Skipped says what was not checked for lack of optional rights (to
+	// read Endpoints), one line each; absent when everything was.
+	Skipped []string `json:"skipped,omitempty"`
 	// Healthy: no findings.
 	Healthy bool `json:"healthy"`
 }
 
 // CheckService audits one Service from its plan and the live slices it was
 // made from, as explain judges them. Orphans are found separately
-// (Orphans), since their Service may not exist.
+// (Orphans), since their Service may not exist. A Service without selector
+// planned by pkg/mirror (syncer.PlanService) is judged against its
+// Endpoints object (checkMirrored); o.ManagedBy is the value its kind of
+// slice carries.
 func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding {
+	if mirror.Applies(in.Service) {
+		return checkMirrored(checkInput{in: in, plan: plan}, o)
+	}
 	if !plan.Service.Planned() {
 		return nil
 	}
@@ -70,9 +84,9 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 	if len(live) == 0 {
 		f := base
 		ready, _ := countReady(plan)
-		f.Kind, f.Command = NoSlices, "kubectl slices sync "+at
+		f.Kind, f.Command = FindingNoSlices, "kubectl slices sync "+at
 		f.Message = fmt.Sprintf("no EndpointSlices at all although the selector matches %s (%d ready): kube-controller-manager's EndpointSlice controller is likely down",
-			plural(len(plan.Pods), "Pod", "Pods"), ready)
+			english.Plural(len(plan.Pods), "Pod", "Pods"), ready)
 		return []Finding{f}
 	}
 	r := Build(in, plan, o)
@@ -81,26 +95,26 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 	switch {
 	case len(hb.Ours) > 0 && hb.Current && !hb.Same:
 		f := base
-		f.Kind, f.ManagedBy, f.Slices = HandBack, []string{o.ManagedBy, reconcile.ControllerManagedBy}, names(hb.Ours)
-		f.Message = fmt.Sprintf("kube-controller-manager's slices are current and ours are stale (%s): hand ours back", plural(len(hb.Differences), "difference", "differences"))
+		f.Kind, f.ManagedBy, f.Slices = FindingHandBack, []string{o.ManagedBy, reconcile.ControllerManagedBy}, names(hb.Ours)
+		f.Message = fmt.Sprintf("kube-controller-manager's slices are current and ours are stale (%s): hand ours back", english.Plural(len(hb.Differences), "difference", "differences"))
 		f.Command = "kubectl slices release --force " + at
 		return append(out, f)
 	case len(hb.Ours) > 0 && len(hb.Controller) > 0:
 		f := base
-		f.Kind, f.ManagedBy, f.Slices = HandBack, []string{o.ManagedBy, reconcile.ControllerManagedBy}, names(hb.Ours)
+		f.Kind, f.ManagedBy, f.Slices = FindingHandBack, []string{o.ManagedBy, reconcile.ControllerManagedBy}, names(hb.Ours)
 		if hb.Same {
 			f.Message = "kube-controller-manager is back and publishes the same endpoints as our slices: hand ours back"
 			f.Command = "kubectl slices release " + at
 		} else {
 			f.Message = fmt.Sprintf("kube-controller-manager is back, but its slices differ from ours in %s: hand ours back once it catches up",
-				plural(len(hb.Differences), "endpoint", "endpoints"))
+				english.Plural(len(hb.Differences), "endpoint", "endpoints"))
 			f.Command = "kubectl slices release --wait " + at
 		}
 		out = append(out, f)
 	}
 	if !r.InSync {
 		f := base
-		f.Kind = StaleSlices
+		f.Kind = FindingStale
 		for _, d := range r.Drift {
 			f.ManagedBy = append(f.ManagedBy, d.ManagedBy...)
 		}
@@ -117,7 +131,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 			continue
 		}
 		f := base
-		f.Kind, f.ManagedBy, f.Slices = OverLimit, []string{m.ManagedBy}, m.OverLimit
+		f.Kind, f.ManagedBy, f.Slices = FindingOverLimit, []string{m.ManagedBy}, m.OverLimit
 		// Neither upstream's reconciler nor ours splits a live slice that
 		// is too full (it only stops adding to it), so no sync repairs
 		// this: the writer's --max-endpoints-per-slice differs from the
@@ -138,7 +152,7 @@ func OrphanFindings(orphans []Orphan, managedBy string) []Finding {
 		key := o.Slice.Namespace + "/" + o.Service
 		f := byService[key]
 		if f == nil {
-			f = &Finding{Namespace: o.Slice.Namespace, Service: o.Service, Kind: Orphaned, ManagedBy: []string{managedBy},
+			f = &Finding{Namespace: o.Slice.Namespace, Service: o.Service, Kind: FindingOrphaned, ManagedBy: []string{managedBy},
 				Message: "our slices outlive their Service: " + o.Message, Command: "kubectl slices prune -n " + o.Slice.Namespace}
 			byService[key] = f
 			keys = append(keys, key)

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -50,7 +51,7 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 	portNote := ""
 	if portless > 0 {
 		portNote = fmt.Sprintf("; %s no target port for %s and receive%s no traffic on it",
-			plural(portless, "ready Pod has", "ready Pods have"), strings.Join(uniq(portlessPorts), ", "), map[bool]string{true: "s", false: ""}[portless == 1])
+			english.Plural(portless, "ready Pod has", "ready Pods have"), strings.Join(uniq(portlessPorts), ", "), map[bool]string{true: "s", false: ""}[portless == 1])
 	}
 	if r.Selector.Matched == 0 {
 		sel := labels.SelectorFromSet(svc.Spec.Selector).String()
@@ -79,7 +80,7 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 	counts := countDrift(r.Drift) + portNote
 	switch {
 	case ctrl.Slices == 0 && ours.Slices == 0:
-		return Diagnosis{Summary: fmt.Sprintf("kube-controller-manager has written no slices for this Service although %s ready: its EndpointSlice controller is likely down (%s); kubectl slices sync repairs it", plural(readyPods, "pod is", "pods are"), counts), Command: syncCmd}
+		return Diagnosis{Summary: fmt.Sprintf("kube-controller-manager has written no slices for this Service although %s ready: its EndpointSlice controller is likely down (%s); kubectl slices sync repairs it", english.Plural(readyPods, "pod is", "pods are"), counts), Command: syncCmd}
 	case driftBy(r.Drift, reconcile.ControllerManagedBy) && ours.Slices == 0:
 		return Diagnosis{Summary: fmt.Sprintf("kube-controller-manager's slices are stale (%s): its EndpointSlice controller may be stuck or lagging; kubectl slices sync publishes current endpoints beside them", counts), Command: syncCmd}
 	case driftBy(r.Drift, r.managedBy()) || missingOnly(r.Drift):
@@ -87,10 +88,24 @@ func diagnose(svc *corev1.Service, plan *reconcile.Plan, r Report) Diagnosis {
 	}
 	var who []string
 	for _, d := range r.Drift {
-		who = append(who, d.ManagedBy...)
+		for _, mb := range d.ManagedBy {
+			who = append(who, ManagerName(mb))
+		}
 	}
 	return Diagnosis{Summary: fmt.Sprintf("slices of other managers (%s) publish endpoints that are not desired (%s); kubectl-slices never modifies them: fix or delete them, or restart their controller",
 		strings.Join(uniq(who), ", "), counts), Command: fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -L endpointslice.kubernetes.io/managed-by", svc.Namespace, svc.Name)}
+}
+
+// NoManagedBy names, for people, the slices that carry no managed-by label.
+const NoManagedBy = "(no managed-by label)"
+
+// ManagerName is a managed-by value as people read it: an unlabelled slice
+// is named as such, not as an empty string.
+func ManagerName(managedBy string) string {
+	if managedBy == "" {
+		return NoManagedBy
+	}
+	return managedBy
 }
 
 func (r Report) managedBy() string {
@@ -140,7 +155,7 @@ func publishers(ms []Manager) string {
 	var parts []string
 	for _, m := range ms {
 		if m.Slices > 0 {
-			parts = append(parts, fmt.Sprintf("%s publishes %s in %s", m.ManagedBy, plural(m.Endpoints, "endpoint", "endpoints"), plural(m.Slices, "slice", "slices")))
+			parts = append(parts, fmt.Sprintf("%s publishes %s in %s", ManagerName(m.ManagedBy), english.Plural(m.Endpoints, "endpoint", "endpoints"), english.Plural(m.Slices, "slice", "slices")))
 		}
 	}
 	if len(parts) == 0 {
@@ -160,11 +175,4 @@ func uniq(s []string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

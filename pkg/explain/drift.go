@@ -2,6 +2,8 @@ package explain
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,9 +44,9 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 	}
 
 	var out []Drift
-	for _, key := range sortedKeys(published) {
+	for _, key := range slices.Sorted(maps.Keys(published)) {
 		byMgr := published[key]
-		mgrs := sortedKeys(byMgr)
+		mgrs := slices.Sorted(maps.Keys(byMgr))
 		first := byMgr[mgrs[0]][0]
 		at := key[:strings.Index(key, "|")]
 		base := Drift{AddressType: at, Address: strings.Join(first.Addresses, ","), Pod: podOf(first)}
@@ -82,7 +84,7 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 			}
 		}
 	}
-	for _, key := range sortedKeys(desired) {
+	for _, key := range slices.Sorted(maps.Keys(desired)) {
 		if published[key] != nil {
 			continue
 		}
@@ -183,13 +185,4 @@ func refStr(ep *discovery.Endpoint) string {
 		return "unset"
 	}
 	return fmt.Sprintf("%s/%s(%s)", ep.TargetRef.Kind, ep.TargetRef.Name, ep.TargetRef.UID)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

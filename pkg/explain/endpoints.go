@@ -2,23 +2,26 @@ package explain
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 // Finding kinds about the v1 Endpoints objects sync --with-endpoints writes.
 const (
-	// OrphanedEndpoints: an Endpoints object of ours whose Service is gone,
+	// FindingOrphanedEndpoints: an Endpoints object of ours whose Service is gone,
 	// has no selector or is ExternalName (see EndpointsOrphans).
-	OrphanedEndpoints FindingKind = "OrphanedEndpoints"
-	// StaleEndpoints: an Endpoints object of ours that no longer carries
+	FindingOrphanedEndpoints FindingKind = "OrphanedEndpoints"
+	// FindingStaleEndpoints: an Endpoints object of ours that no longer carries
 	// what the Endpoints controller would write for the Service's Pods.
-	StaleEndpoints FindingKind = "StaleEndpoints"
+	FindingStaleEndpoints FindingKind = "StaleEndpoints"
 )
 
 // EndpointsOrphan is an Endpoints object of ours that should not exist.
@@ -58,9 +61,9 @@ func EndpointsOrphans(eps []*corev1.Endpoints, managedBy string, service func(na
 		case svc == nil:
 			o.Reason, o.Message = ServiceGone, fmt.Sprintf("service %s/%s no longer exists", ep.Namespace, ep.Name)
 		case svc.Spec.Type == corev1.ServiceTypeExternalName:
-			o.Reason, o.Message = BecameExternalName, fmt.Sprintf("service %s/%s is ExternalName: it has no endpoints", ep.Namespace, ep.Name)
+			o.Reason, o.Message = ExternalName, fmt.Sprintf("service %s/%s is ExternalName: it has no endpoints", ep.Namespace, ep.Name)
 		case len(svc.Spec.Selector) == 0:
-			o.Reason, o.Message = SelectorRemoved, fmt.Sprintf("service %s/%s has no selector: its Endpoints object is written by hand, and ours lists Pods it no longer selects", ep.Namespace, ep.Name)
+			o.Reason, o.Message = NoSelector, fmt.Sprintf("service %s/%s has no selector: its Endpoints object is written by hand, and ours lists Pods it no longer selects", ep.Namespace, ep.Name)
 		default:
 			continue
 		}
@@ -86,7 +89,7 @@ func EndpointsOrphanFindings(orphans []EndpointsOrphan, managedBy string) []Find
 	out := make([]Finding, 0, len(orphans))
 	for _, o := range orphans {
 		ep := o.Endpoints
-		out = append(out, Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: OrphanedEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
+		out = append(out, Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: FindingOrphanedEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
 			Message: fmt.Sprintf("our Endpoints object outlives its Service (%s): %s", o.Reason, o.Message), Command: "kubectl slices prune -n " + ep.Namespace})
 	}
 	return out
@@ -100,7 +103,7 @@ func EndpointsFinding(plan *endpoints.Plan, managedBy string) *Finding {
 		return nil
 	}
 	ep := plan.Live
-	return &Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: StaleEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
+	return &Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: FindingStaleEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
 		Message: fmt.Sprintf("our Endpoints object is stale against the Pods (%d ready, %d not ready addresses due)", plan.Ready, plan.NotReady),
 		Command: fmt.Sprintf("kubectl slices sync svc/%s -n %s --with-endpoints", ep.Name, ep.Namespace)}
 }
@@ -122,7 +125,7 @@ func ControllerEndpointsFinding(plan *endpoints.Plan) *Finding {
 	}
 	have, want := addressReadiness(plan.Live), addressReadiness(plan.Desired)
 	var diffs []string
-	for _, ip := range sortedKeys(union(have, want)) {
+	for _, ip := range slices.Sorted(maps.Keys(union(have, want))) {
 		h, inHave := have[ip]
 		w, inWant := want[ip]
 		switch {
@@ -144,7 +147,7 @@ func ControllerEndpointsFinding(plan *endpoints.Plan) *Finding {
 	}
 	return &Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: EndpointsDrift, ManagedBy: []string{endpoints.ControllerManagedBy}, Slices: []string{},
 		Message: fmt.Sprintf("kube-controller-manager's Endpoints object disagrees with the Pods in %s: %s (reported only: the object is not ours; consumers of v1 Endpoints see it, EndpointSlice consumers do not)",
-			plural(len(diffs), "address", "addresses"), strings.Join(shown, "; ")),
+			english.Plural(len(diffs), "address", "addresses"), strings.Join(shown, "; ")),
 		Command: fmt.Sprintf("kubectl get endpoints %s -n %s -o yaml", ep.Name, ep.Namespace)}
 }
 

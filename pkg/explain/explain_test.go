@@ -1,19 +1,19 @@
 package explain
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 func podWith(name string, labels map[string]string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: labels, UID: types.UID("uid-" + name)}}
+	return testutil.NewPod("shop", name).Labels(labels).Build()
 }
 
 func TestNearMisses(t *testing.T) {
@@ -34,20 +34,13 @@ func TestNearMisses(t *testing.T) {
 
 // A Service with two ready Pods; live slices are built by the test.
 func setup(live ...*discovery.EndpointSlice) (reconcile.Input, *reconcile.Plan) {
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "svc-uid"},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.1", IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}}}}
-	var pods []*corev1.Pod
-	for _, n := range []string{"web-1", "web-2"} {
-		p := podWith(n, map[string]string{"app": "web"})
-		p.Spec.NodeName = "node-a"
-		ip := map[string]string{"web-1": "10.0.0.1", "web-2": "10.0.0.2"}[n]
-		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-		pods = append(pods, p)
+	svc := testutil.NewService("shop", "web").UID("svc-uid").ClusterIP("10.96.0.1").Selector("app", "web").Port("http", 80, "8080").Build()
+	pods := []*corev1.Pod{
+		testutil.NewPod("shop", "web-1").Label("app", "web").Node("node-a").IP("10.0.0.1").Build(),
+		testutil.NewPod("shop", "web-2").Label("app", "web").Node("node-a").IP("10.0.0.2").Build(),
 	}
 	in := reconcile.Input{Service: svc, Pods: pods, Slices: live,
-		Nodes: reconcile.Nodes{ByName: map[string]*corev1.Node{"node-a": {ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}}}}
+		Nodes: reconcile.Nodes{ByName: map[string]*corev1.Node{"node-a": testutil.NewNode("node-a").Build()}}}
 	plan, err := reconcile.Compute(in, reconcile.DefaultOptions())
 	if err != nil {
 		panic(err)
@@ -56,11 +49,8 @@ func setup(live ...*discovery.EndpointSlice) (reconcile.Input, *reconcile.Plan) 
 }
 
 func liveSlice(name, managedBy string, port int32, eps ...discovery.Endpoint) *discovery.EndpointSlice {
-	pname, proto := "http", corev1.ProtocolTCP
-	return &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
-		Labels:          map[string]string{discovery.LabelServiceName: "web", discovery.LabelManagedBy: managedBy},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "svc-uid"}}},
-		AddressType: discovery.AddressTypeIPv4, Ports: []discovery.EndpointPort{{Name: &pname, Port: &port, Protocol: &proto}}, Endpoints: eps}
+	return testutil.NewSlice("shop", name).Service("web").ManagedBy(managedBy).OwnedBy(testutil.NewService("shop", "web").UID("svc-uid").Build()).
+		Port("http", port, corev1.ProtocolTCP).Endpoints(eps...).Build()
 }
 
 func ep(ip, pod string, ready bool) discovery.Endpoint {
@@ -104,5 +94,18 @@ func TestDriftKinds(t *testing.T) {
 	r = Build(in, plan, opts)
 	if k := kinds(r); k[Stale] != 1 || r.Diagnosis.Command == "" {
 		t.Errorf("stale: %v %+v", k, r.Diagnosis)
+	}
+}
+
+// A slice with no managed-by label is named as such in the diagnosis, not
+// as an empty manager.
+func TestUnlabelledSliceNamed(t *testing.T) {
+	opts := Options{ManagedBy: reconcile.DefaultManagedBy, MaxEndpointsPerSlice: 100}
+	good1, good2 := ep("10.0.0.1", "web-1", true), ep("10.0.0.2", "web-2", true)
+	in, plan := setup(liveSlice("a", reconcile.DefaultManagedBy, 8080, good1, good2),
+		liveSlice("k", reconcile.ControllerManagedBy, 8080, good1, good2), liveSlice("x", "", 8080, ep("10.0.0.9", "gone", true)))
+	r := Build(in, plan, opts)
+	if !strings.Contains(r.Diagnosis.Summary, "slices of other managers ((no managed-by label))") {
+		t.Errorf("diagnosis %q", r.Diagnosis.Summary)
 	}
 }

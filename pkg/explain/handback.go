@@ -2,6 +2,8 @@ package explain
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +88,7 @@ func Published(slices []*discovery.EndpointSlice) string {
 func Differences(a, b []*discovery.EndpointSlice, aName, bName string) []string {
 	va, vb := endpointViews(a), endpointViews(b)
 	var out []string
-	for _, key := range sortedKeys(union(va, vb)) {
+	for _, key := range slices.Sorted(maps.Keys(union(va, vb))) {
 		ea, eb := va[key], vb[key]
 		switch {
 		case len(eb) == 0:

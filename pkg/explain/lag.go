@@ -2,6 +2,8 @@ package explain
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -9,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -66,7 +69,7 @@ func ControllerBehind(in reconcile.Input, plan *reconcile.Plan, controller strin
 		why string
 	}
 	var causes []cause
-	for _, key := range sortedKeys(union(want, have)) {
+	for _, key := range slices.Sorted(maps.Keys(union(want, have))) {
 		w, h := want[key], have[key]
 		switch {
 		case h == nil:
@@ -102,7 +105,7 @@ func ControllerBehind(in reconcile.Input, plan *reconcile.Plan, controller strin
 	})
 	why := causes[0].why
 	if n := len(causes) - 1; n > 0 {
-		why += fmt.Sprintf(" (and %s)", plural(n, "other endpoint", "other endpoints"))
+		why += fmt.Sprintf(" (and %s)", english.Plural(n, "other endpoint", "other endpoints"))
 	}
 	return behind(now, causes[0].at, why)
 }

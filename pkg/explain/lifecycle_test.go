@@ -8,6 +8,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -62,20 +63,13 @@ func TestJudgeHandback(t *testing.T) {
 }
 
 func TestOrphans(t *testing.T) {
-	svc := func(name string, mod func(*corev1.Service)) *corev1.Service {
-		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: "svc-uid"},
-			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": name}}}
-		if mod != nil {
-			mod(s)
-		}
-		return s
-	}
+	svc := func(name string) *testutil.ServiceBuilder { return testutil.NewService("shop", name).UID("svc-uid") }
 	services := map[string]*corev1.Service{
-		"web":  svc("web", nil),
-		"ext":  svc("ext", func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeExternalName; s.Spec.Selector = nil }),
-		"man":  svc("man", func(s *corev1.Service) { s.Spec.Selector = nil }),
-		"new":  svc("new", func(s *corev1.Service) { s.UID = "new-uid" }),
-		"bare": svc("bare", nil),
+		"web":  svc("web").Selector("app", "web").Build(),
+		"ext":  svc("ext").ExternalName("db.example.com").Build(),
+		"man":  svc("man").Build(), // no selector: endpoints by hand
+		"new":  svc("new").UID("new-uid").Selector("app", "new").Build(),
+		"bare": svc("bare").Selector("app", "bare").Build(),
 	}
 	slice := func(name, service, managedBy string) *discovery.EndpointSlice {
 		s := liveSlice(name, managedBy, 8080)
@@ -112,7 +106,7 @@ func TestOrphans(t *testing.T) {
 			t.Errorf("%s: no message", o.Slice.Name)
 		}
 	}
-	want := map[string]OrphanReason{"gone-1": ServiceGone, "ext-1": BecameExternalName, "man-1": SelectorRemoved, "new-1": OwnerMismatch}
+	want := map[string]OrphanReason{"gone-1": ServiceGone, "ext-1": ExternalName, "man-1": NoSelector, "new-1": OwnerMismatch}
 	if len(got) != len(want) {
 		t.Errorf("orphans %v, want %v", got, want)
 	}

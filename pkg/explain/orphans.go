@@ -15,11 +15,11 @@ type OrphanReason string
 const (
 	// ServiceGone: no Service of the slice's kubernetes.io/service-name.
 	ServiceGone OrphanReason = "ServiceGone"
-	// SelectorRemoved: the Service has no selector any more; whoever
+	// NoSelector: the Service has no selector any more; whoever
 	// manages its endpoints by hand owns its slices.
-	SelectorRemoved OrphanReason = "NoSelector"
-	// BecameExternalName: ExternalName Services have no endpoints.
-	BecameExternalName OrphanReason = "ExternalName"
+	NoSelector OrphanReason = "NoSelector"
+	// ExternalName: ExternalName Services have no endpoints.
+	ExternalName OrphanReason = "ExternalName"
 	// OwnerMismatch: the slice's owner reference names a Service of the
 	// same name but another UID: the Service was deleted and re-created,
 	// and the garbage collector (down too?) did not remove the slice.
@@ -59,9 +59,9 @@ func Orphans(slices []*discovery.EndpointSlice, managedBy string, service func(n
 		case svc == nil:
 			o.Reason, o.Message = ServiceGone, fmt.Sprintf("service %s/%s no longer exists", s.Namespace, name)
 		case svc.Spec.Type == corev1.ServiceTypeExternalName:
-			o.Reason, o.Message = BecameExternalName, fmt.Sprintf("service %s/%s is ExternalName: it has no endpoints", s.Namespace, name)
+			o.Reason, o.Message = ExternalName, fmt.Sprintf("service %s/%s is ExternalName: it has no endpoints", s.Namespace, name)
 		case len(svc.Spec.Selector) == 0:
-			o.Reason, o.Message = SelectorRemoved, fmt.Sprintf("service %s/%s has no selector: its endpoints are managed by hand", s.Namespace, name)
+			o.Reason, o.Message = NoSelector, fmt.Sprintf("service %s/%s has no selector: its endpoints are managed by hand", s.Namespace, name)
 		default:
 			uid, mismatch := ownerMismatch(s, svc)
 			if !mismatch {

@@ -8,12 +8,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Audit checks every Service of namespace ("" for all) and every slice of
@@ -43,18 +45,31 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 		c.AddService(s)
 	}
 	// Our Endpoints objects (sync --with-endpoints), selected by label.
+	// Reading them is optional, as for explain and sync: without the right
+	// to list Endpoints, what needs them is skipped and said so.
 	eps, err := ourEndpoints(ctx, client, namespace, opts.ManagedBy)
-	if err != nil {
+	switch {
+	case apierrors.IsForbidden(err):
+		eps = nil
+		r.Skipped = append(r.Skipped, "v1 Endpoints objects of "+opts.ManagedBy+" (sync --with-endpoints) not checked: listing Endpoints is forbidden")
+	case err != nil:
 		return r, fmt.Errorf("list endpoints: %w", err)
 	}
 	epByKey := map[string]*corev1.Endpoints{}
 	for _, ep := range eps {
 		epByKey[ep.Namespace+"/"+ep.Name] = ep
 	}
-	// The Endpoints controller's own objects, to report their drift.
-	theirs, err := ourEndpoints(ctx, client, namespace, endpoints.ControllerManagedBy)
-	if err != nil {
-		return r, fmt.Errorf("list endpoints: %w", err)
+	// The Endpoints controller's own objects, to report their drift
+	// (optional as ours: listed only when ours could be).
+	var theirs []*corev1.Endpoints
+	if eps != nil || err == nil {
+		theirs, err = ourEndpoints(ctx, client, namespace, endpoints.ControllerManagedBy)
+		switch {
+		case apierrors.IsForbidden(err):
+			theirs = nil
+		case err != nil:
+			return r, fmt.Errorf("list endpoints: %w", err)
+		}
 	}
 	controllerEp := map[string]*corev1.Endpoints{}
 	for _, ep := range theirs {
@@ -62,17 +77,21 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	}
 	r.Endpoints = len(eps)
 	r.Services = len(svcs)
-	eo := explain.Options{ManagedBy: opts.ManagedBy, MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: time.Now()}
+	lookup, unreadable := endpointsOnce(client)
+	now := time.Now()
 	for _, obj := range c.Services.List() {
 		svc := obj.(*corev1.Service)
 		in, err := c.Load(ctx, svc)
 		if err != nil {
 			return r, err
 		}
-		plan, err := reconcile.Compute(in, opts)
+		// The planner sync uses: selectorless Services are mirrored from
+		// their Endpoints object, read with a GET (they are few).
+		plan, err := syncer.PlanService(ctx, lookup, in, opts)
 		if err != nil {
 			return r, fmt.Errorf("service %s/%s: %w", svc.Namespace, svc.Name, err)
 		}
+		eo := explain.Options{ManagedBy: syncer.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: now}
 		r.Findings = append(r.Findings, explain.CheckService(in, plan, eo)...)
 		if f := staleEndpoints(in, epByKey[svc.Namespace+"/"+svc.Name], opts.ManagedBy); f != nil {
 			r.Findings = append(r.Findings, *f)
@@ -81,12 +100,19 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 			r.Findings = append(r.Findings, *f)
 		}
 	}
+	if n := *unreadable; n > 0 {
+		r.Skipped = append(r.Skipped, fmt.Sprintf("mirrored slices of %d Services without selector not checked: reading their Endpoints objects is forbidden", n))
+	}
 	var slices []*discovery.EndpointSlice
 	for _, obj := range c.Slices.List() {
 		slices = append(slices, obj.(*discovery.EndpointSlice))
 	}
 	r.Slices = len(slices)
-	r.Findings = append(r.Findings, explain.OrphanFindings(explain.Orphans(slices, opts.ManagedBy, cachedService(c)), opts.ManagedBy)...)
+	// A run under a controller's value writes both controllers' values
+	// (reconcile.OurValues): slices of either are ours to judge.
+	for _, mb := range reconcile.OurValues(opts.ManagedBy) {
+		r.Findings = append(r.Findings, explain.OrphanFindings(explain.Orphans(slices, mb, cachedService(c)), mb)...)
+	}
 	r.Findings = append(r.Findings, explain.EndpointsOrphanFindings(explain.EndpointsOrphans(eps, opts.ManagedBy, cachedService(c)), opts.ManagedBy)...)
 	explain.SortFindings(r.Findings)
 	r.Healthy = len(r.Findings) == 0
@@ -119,6 +145,27 @@ func controllerEndpointsDrift(in reconcile.Input, ep *corev1.Endpoints) *explain
 		return nil
 	}
 	return explain.ControllerEndpointsFinding(plan)
+}
+
+// endpointsOnce is a GET lookup that stops asking once the API server
+// answered Forbidden (the answer would not change within a run), and counts
+// the Services it could not answer for.
+func endpointsOnce(client kubernetes.Interface) (syncer.EndpointsLookup, *int) {
+	get := syncer.GetEndpoints(client)
+	var forbidden error
+	n := 0
+	return func(ctx context.Context, ns, name string) (*corev1.Endpoints, error) {
+		if forbidden != nil {
+			n++
+			return nil, forbidden
+		}
+		ep, err := get(ctx, ns, name)
+		if apierrors.IsForbidden(err) {
+			forbidden = err
+			n++
+		}
+		return ep, err
+	}, &n
 }
 
 // cachedService looks Services up in the cache for explain.Orphans.

@@ -13,4 +13,10 @@
 // gone, lost its selector or became ExternalName, and Release hands ours
 // back without deleting them (ReleaseEndpoints). An Endpoints object without
 // our mark is never written.
+//
+// Audit plans each Service through syncer.PlanService, as sync does, so the
+// mirrored slices of a Service without selector are judged against its
+// Endpoints object (read with a GET each, optional: without the right, it
+// says what it skipped). CheckTakeover refuses a writing run under a
+// managed-by value whose slices kubectl-slices did not write.
 package lifecycle

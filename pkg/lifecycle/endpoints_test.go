@@ -12,22 +12,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 func eps(name, managedBy string, ips ...string) *corev1.Endpoints {
-	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", ResourceVersion: "5", UID: "ep-" + "uid-" + "x"}}
+	b := testutil.NewEndpoints("shop", name).ResourceVersion("5").UID("ep-uid-x").Addresses("", 80, ips)
 	if managedBy != "" {
-		ep.Labels = map[string]string{endpoints.LabelManagedBy: managedBy}
+		b.Label(endpoints.LabelManagedBy, managedBy)
 	}
-	sub := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Port: 80}}}
-	for _, ip := range ips {
-		sub.Addresses = append(sub.Addresses, corev1.EndpointAddress{IP: ip})
-	}
-	ep.Subsets = []corev1.EndpointSubset{sub}
-	return ep
+	return b.Build()
 }
 
 // dumpEndpoints is every Endpoints object of shop, as JSON, by name.

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,26 +11,24 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 func svc(name string) *corev1.Service {
-	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID("uid-" + name)},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": name}}}
+	return testutil.NewService("shop", name).Selector("app", name).Build()
 }
 
+// slice holds one endpoint per ready value, at 10.0.0.1, 10.0.0.2, ...
 func slice(name, service, managedBy string, ready ...bool) *discovery.EndpointSlice {
-	s := &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", ResourceVersion: "3",
-		Labels: map[string]string{discovery.LabelServiceName: service, discovery.LabelManagedBy: managedBy}},
-		AddressType: discovery.AddressTypeIPv4}
+	b := testutil.NewSlice("shop", name).Service(service).ManagedBy(managedBy).ResourceVersion("3")
 	for i, r := range ready {
-		s.Endpoints = append(s.Endpoints, discovery.Endpoint{Addresses: []string{"10.0.0." + string(rune('1'+i))}, Conditions: discovery.EndpointConditions{Ready: &r}})
+		b.Endpoint(fmt.Sprintf("10.0.0.%d", i+1), r)
 	}
-	return s
+	return b.Build()
 }
 
 func names(client *fake.Clientset) string {
@@ -133,9 +132,7 @@ func TestPruneDeletesOnlyOurOrphans(t *testing.T) {
 // Audit reads through the cache: a Service without slices and an orphan of
 // ours are found, a healthy Service and another manager's slice are not.
 func TestAudit(t *testing.T) {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", Labels: map[string]string{"app": "web"}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	pod := testutil.NewPod("shop", "web-1").Label("app", "web").IP("10.0.0.1").Build()
 	client := fake.NewClientset(svc("web"), pod, slice("gone-1", "gone", reconcile.DefaultManagedBy, true), slice("gone-k", "gone", reconcile.ControllerManagedBy, true))
 	r, err := Audit(context.Background(), client, "shop", reconcile.DefaultOptions())
 	if err != nil {

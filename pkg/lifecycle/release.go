@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // ReleaseOptions tune Release.
@@ -153,12 +154,10 @@ func unplanned(svc *corev1.Service) bool {
 
 // controllerFor is the manager whose slices take over ours: the mirroring
 // controller for a Service without selector, else the EndpointSlice
-// controller.
+// controller; the value that kind of slice carries when written as the
+// controllers would (syncer.ManagedByOf, the planner choice sync makes).
 func controllerFor(svc *corev1.Service) string {
-	if len(svc.Spec.Selector) == 0 {
-		return reconcile.MirroringManagedBy
-	}
-	return reconcile.ControllerManagedBy
+	return syncer.ManagedByOf(svc, reconcile.ControllerManagedBy)
 }
 
 // mirrors: some of ours are mirrored from the Service's Endpoints.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -12,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -103,7 +103,7 @@ func Compute(in Input, opts Options) (*reconcile.Plan, error) {
 			}
 		}
 		if len(plan.Delete) > 0 {
-			plan.Service.Message += fmt.Sprintf("; its %s mirrored by kubectl-slices are deleted", plural(len(plan.Delete), "slice"))
+			plan.Service.Message += fmt.Sprintf("; its %s mirrored by kubectl-slices are deleted", english.Plural(len(plan.Delete), "slice", "slices"))
 		}
 		return plan, nil
 	}
@@ -111,7 +111,7 @@ func Compute(in Input, opts Options) (*reconcile.Plan, error) {
 	d := desire(ep, opts.MaxEndpointsPerSubset)
 	plan.Service.Reason = reconcile.ServiceMirrored
 	plan.Service.Message = fmt.Sprintf("endpoints are mirrored from Endpoints %s/%s: %s, %s mirrored",
-		ep.Namespace, ep.Name, plural(d.subsets, "subset"), plural(d.mirrored, "address"))
+		ep.Namespace, ep.Name, english.Plural(d.subsets, "subset", "subsets"), english.Plural(d.mirrored, "address", "addresses"))
 	if d.invalid > 0 {
 		plan.Warnings = append(plan.Warnings, reconcile.Warning{Reason: InvalidIPAddress, Object: "endpoints/" + ep.Name,
 			Message: fmt.Sprintf("Skipped %d invalid IP addresses when mirroring to EndpointSlices", d.invalid)})
@@ -147,16 +147,6 @@ func partition(plan *reconcile.Plan, svc *corev1.Service, slices []*discovery.En
 
 func sortByName(s []*discovery.EndpointSlice) {
 	sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
-}
-
-func plural(n int, word string) string {
-	switch {
-	case n == 1:
-		return "1 " + word
-	case strings.HasSuffix(word, "s"):
-		return fmt.Sprintf("%d %ses", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }

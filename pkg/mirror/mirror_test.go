@@ -9,18 +9,24 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 func selectorless() *corev1.Service {
-	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ext", UID: "svc-uid"}}
+	return testutil.NewService("ns", "ext").UID("svc-uid").Build()
 }
 
+// endpointsObj carries labels and annotations of its own, and the
+// managed-by label, last-applied and trigger-time annotations that
+// mirroring replaces or drops.
 func endpointsObj(subsets ...corev1.EndpointSubset) *corev1.Endpoints {
-	return &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ext", UID: "ep-uid",
-		Labels:      map[string]string{"team": "db", discovery.LabelManagedBy: "someone"},
-		Annotations: map[string]string{"note": "x", corev1.LastAppliedConfigAnnotation: "{}", corev1.EndpointsLastChangeTriggerTime: "t"}},
-		Subsets: subsets}
+	b := testutil.NewEndpoints("ns", "ext").UID("ep-uid").Label("team", "db").Label(discovery.LabelManagedBy, "someone").
+		Annotation("note", "x").Annotation(corev1.LastAppliedConfigAnnotation, "{}").Annotation(corev1.EndpointsLastChangeTriggerTime, "t")
+	for _, s := range subsets {
+		b.Subset(s)
+	}
+	return b.Build()
 }
 
 func opts() Options {

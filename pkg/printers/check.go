@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 )
 
@@ -24,5 +25,5 @@ func Check(w io.Writer, st Style, r explain.CheckReport) {
 	}
 	t.Flush()
 	fmt.Fprintf(w, "%s in %d of %d Services (%d EndpointSlices checked).\n",
-		st.Red(plural(len(r.Findings), "finding", "findings")), len(services), r.Services, r.Slices)
+		st.Red(english.Plural(len(r.Findings), "finding", "findings")), len(services), r.Services, r.Slices)
 }

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 )
 
@@ -36,7 +37,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	if len(r.Defaulted) > 0 {
 		more := ""
 		if n := len(r.Defaulted) - 1; n > 0 {
-			more = fmt.Sprintf("; and %s (-o json lists them)", plural(n, "more object", "more objects"))
+			more = fmt.Sprintf("; and %s (-o json lists them)", english.Plural(n, "more object", "more objects"))
 		}
 		fmt.Fprintf(w, "  %s input read offline, defaulted as the API server would: %s%s\n", st.Faint("note:"), r.Defaulted[0], more)
 	}
@@ -59,7 +60,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	fmt.Fprintf(tw, "  verdict:\t%s: %s\n", s.Verdict, s.Message)
 	tw.Flush()
 
-	fmt.Fprintf(w, "\n%s %s\n", st.Bold("Selector matches"), plural(r.Selector.Matched, "Pod", "Pods"))
+	fmt.Fprintf(w, "\n%s %s\n", st.Bold("Selector matches"), english.Plural(r.Selector.Matched, "Pod", "Pods"))
 	for _, nm := range r.Selector.NearMisses {
 		have := nm.Label + "=" + nm.Have
 		if nm.Missing {
@@ -76,7 +77,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	tw = newTable(w)
 	fmt.Fprintln(tw, "  MANAGED-BY\tROLE\tSLICES\tENDPOINTS\tREADY")
 	for _, m := range r.Managers {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\n", m.ManagedBy, m.Role, m.Slices, m.Endpoints, m.Ready)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\n", explain.ManagerName(m.ManagedBy), m.Role, m.Slices, m.Endpoints, m.Ready)
 	}
 	tw.Flush()
 	for _, m := range r.Managers {
@@ -94,7 +95,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 				break
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", st.Yellow(string(d.Kind)), d.Address, orDash(prefixed("pod/", d.Pod)),
-				orDash(strings.Join(d.ManagedBy, ",")), d.Message)
+				orDash(managerNames(d.ManagedBy)), d.Message)
 		}
 		tw.Flush()
 	}
@@ -128,7 +129,7 @@ func podSection(w io.Writer, st Style, pods []explain.Pod, show ShowPods) {
 		return
 	}
 	if show == ShowPodsExcluded && len(list) == 0 {
-		fmt.Fprintf(w, "  No Pod is excluded: %s.\n", plural(len(pods), "matched Pod is an endpoint", "matched Pods are endpoints"))
+		fmt.Fprintf(w, "  No Pod is excluded: %s.\n", english.Plural(len(pods), "matched Pod is an endpoint", "matched Pods are endpoints"))
 		return
 	}
 	withHostnames := false
@@ -187,13 +188,6 @@ func endpointCell(st Style, p explain.Pod, resolvedPorts int) string {
 		return st.Yellow("partial")
 	}
 	return st.Green("yes")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // podCounts summarises a large Service: included by readiness, excluded by
@@ -268,4 +262,12 @@ func uniqStrings(s []string) []string {
 		}
 	}
 	return out
+}
+
+func managerNames(mbs []string) string {
+	names := make([]string, len(mbs))
+	for i, mb := range mbs {
+		names[i] = explain.ManagerName(mb)
+	}
+	return strings.Join(names, ",")
 }

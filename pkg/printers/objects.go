@@ -45,11 +45,7 @@ func Objects(w io.Writer, format, dryRunSuffix string, objs []Written) error {
 			}
 			list.Items = append(list.Items, unstructured.Unstructured{Object: m})
 		}
-		var p printers.ResourcePrinter = &printers.JSONPrinter{}
-		if format == "yaml" {
-			p = &printers.YAMLPrinter{}
-		}
-		return p.PrintObj(list, w)
+		return Data(w, format, list)
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }

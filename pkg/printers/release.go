@@ -5,30 +5,107 @@ import (
 	"io"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
-	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 )
 
-// Released writes what release deleted for one Service: a line for the
-// Service, then one per slice, as kubectl delete does.
-func Released(w io.Writer, st Style, out lifecycle.ReleaseOutcome, dryRun string) {
-	svc := out.Service
-	hb := out.Judgement
-	verb := st.Green("released")
-	if dryRun != "" {
-		verb = st.Cyan("would be released" + dryRun)
+// Release is one Service's hand-back as release reports it. The command
+// fills it from lifecycle's outcome, so that printers depend on no package
+// that writes.
+type Release struct {
+	Service   *corev1.Service
+	Judgement explain.Handback
+	// Deleted are the slices deleted (or, in a dry run, that would be).
+	Deleted []*discovery.EndpointSlice
+	Waited  time.Duration
+	// Refused says why ours were kept.
+	Refused   string
+	Endpoints EndpointsRelease
+}
+
+// EndpointsRelease is what release did with a Service's v1 Endpoints
+// object (see lifecycle.EndpointsRelease).
+type EndpointsRelease struct {
+	Ours, TakenOver, Disowned bool
+	Refused                   string
+}
+
+// ReleaseReport reports a release run: each hand-back on Out, each refusal
+// on ErrOut. Named says the Services were named on the command line, so a
+// Service without anything of ours to release is said too.
+type ReleaseReport struct {
+	Out, ErrOut io.Writer
+	St, ErrSt   Style
+	Named       bool
+	ManagedBy   string
+	// DryRun is the suffix of a dry run's lines (" (dry run)"), or "".
+	DryRun string
+}
+
+// Print reports each Service's hand-back in order and returns the counts
+// of the summary line: Services released, refused (slices or Endpoints),
+// and those without anything of ours.
+func (r ReleaseReport) Print(rels []Release) (released, refused, untouched int) {
+	for _, rel := range rels {
+		svc, ep := rel.Service, rel.Endpoints
+		switch {
+		case rel.Refused != "":
+			refused++
+			fmt.Fprintf(r.ErrOut, "%s service %s/%s not released: %s\n", r.ErrSt.Yellow("refused:"), svc.Namespace, svc.Name, rel.Refused)
+		case len(rel.Judgement.Ours) == 0:
+			if !ep.Ours {
+				untouched++
+			}
+			if r.Named {
+				fmt.Fprintf(r.Out, "%s: no slices of %s to release\n", r.St.Bold("service "+svc.Namespace+"/"+svc.Name), r.ManagedBy)
+			}
+		default:
+			released++
+			r.released(rel)
+		}
+		switch {
+		case ep.Refused != "":
+			if rel.Refused == "" {
+				refused++
+			}
+			fmt.Fprintf(r.ErrOut, "%s endpoints %s/%s not released: %s\n", r.ErrSt.Yellow("refused:"), svc.Namespace, svc.Name, ep.Refused)
+		case ep.Ours || (ep.TakenOver && r.Named):
+			if ep.Ours && len(rel.Judgement.Ours) == 0 && rel.Refused == "" {
+				released++
+			}
+			r.releasedEndpoints(svc.Namespace, svc.Name, ep)
+		}
 	}
-	why := fmt.Sprintf("kube-controller-manager publishes the same endpoints in %s", plural(len(hb.Controller), "slice", "slices"))
+	return released, refused, untouched
+}
+
+// Summary is the last line of a release by selector: the counts of Print.
+func (r ReleaseReport) Summary(released, refused, untouched int) {
+	fmt.Fprintf(r.ErrOut, "%d released, %d refused, %d without slices of %s.\n", released, refused, untouched, r.ManagedBy)
+}
+
+// released writes what release deleted for one Service: a line for the
+// Service, then one per slice, as kubectl delete does.
+func (r ReleaseReport) released(rel Release) {
+	st, svc, hb := r.St, rel.Service, rel.Judgement
+	verb := st.Green("released")
+	if r.DryRun != "" {
+		verb = st.Cyan("would be released" + r.DryRun)
+	}
+	why := fmt.Sprintf("kube-controller-manager publishes the same endpoints in %s", english.Plural(len(hb.Controller), "slice", "slices"))
 	if !hb.Same {
 		why = "forced: kube-controller-manager's slices differ or are missing"
 	}
 	waited := ""
-	if out.Waited > 0 {
-		waited = fmt.Sprintf(" after waiting %s", out.Waited.Round(100*time.Millisecond))
+	if rel.Waited > 0 {
+		waited = fmt.Sprintf(" after waiting %s", rel.Waited.Round(100*time.Millisecond))
 	}
-	fmt.Fprintf(w, "%s %s%s: %s\n", st.Bold(fmt.Sprintf("service %s/%s", svc.Namespace, svc.Name)), verb, waited, why)
-	for _, s := range out.Result.Deleted {
-		fmt.Fprintf(w, "endpointslice.discovery.k8s.io/%s deleted%s\n", s.Name, dryRun)
+	fmt.Fprintf(r.Out, "%s %s%s: %s\n", st.Bold(fmt.Sprintf("service %s/%s", svc.Namespace, svc.Name)), verb, waited, why)
+	for _, s := range rel.Deleted {
+		fmt.Fprintf(r.Out, "endpointslice.discovery.k8s.io/%s deleted%s\n", s.Name, r.DryRun)
 	}
 }
 
@@ -52,18 +129,19 @@ func EndpointsOrphans(w io.Writer, st Style, orphans []explain.EndpointsOrphan) 
 	t.Flush()
 }
 
-// ReleasedEndpoints writes what release did with a Service's Endpoints
+// releasedEndpoints writes what release did with a Service's Endpoints
 // object of ours.
-func ReleasedEndpoints(w io.Writer, st Style, ns, name string, ep lifecycle.EndpointsRelease, dryRun string) {
+func (r ReleaseReport) releasedEndpoints(ns, name string, ep EndpointsRelease) {
+	st := r.St
 	verb, why := st.Green("released"), "kube-controller-manager's Endpoints controller has taken it over"
 	if !ep.Ours {
 		verb = "nothing to release"
 	}
 	if ep.Disowned {
 		why = "forced: our managed-by label removed, addresses left for the controller to overwrite"
-		if dryRun != "" {
-			verb = st.Cyan("would be released" + dryRun)
+		if r.DryRun != "" {
+			verb = st.Cyan("would be released" + r.DryRun)
 		}
 	}
-	fmt.Fprintf(w, "%s %s: %s\n", st.Bold(fmt.Sprintf("endpoints %s/%s", ns, name)), verb, why)
+	fmt.Fprintf(r.Out, "%s %s: %s\n", st.Bold(fmt.Sprintf("endpoints %s/%s", ns, name)), verb, why)
 }

@@ -39,6 +39,25 @@ func Summary(w io.Writer, st Style, outs []syncer.Outcome, dryRun string) {
 	}
 }
 
+// Interrupted reports a run a signal cut short: for each Service cut
+// mid-way, one line of the writes it made (its failure is the signal's,
+// not said), and returns the Services that finished and what the cut ones
+// wrote, so every write that completed is reported.
+func Interrupted(w io.Writer, runs []syncer.Outcome) (finished []syncer.Outcome, written []Written) {
+	for _, run := range runs {
+		if run.Err == nil {
+			finished = append(finished, run)
+			continue
+		}
+		if r := run.Result; r.Writes() > 0 {
+			fmt.Fprintf(w, "service %s/%s: interrupted after %d created, %d updated, %d deleted\n",
+				run.Namespace, run.Name, len(r.Created), len(r.Updated), len(r.Deleted))
+			written = append(written, WrittenOf(r)...)
+		}
+	}
+	return finished, written
+}
+
 // Failures writes one "error: ..." line per failed Service (the errors
 // already name their Service), followed by every write that happened before
 // it failed, so a partial sync is never under-reported.
@@ -76,6 +95,9 @@ func WrittenOf(r apply.Result) []Written {
 
 // Warnings writes the planner's warnings for one Service, once each.
 func Warnings(w io.Writer, st Style, plan *reconcile.Plan) {
+	if plan == nil {
+		return
+	}
 	for _, wn := range plan.Warnings {
 		fmt.Fprintf(w, "%s service %s/%s: %s: %s\n", st.Yellow("Warning:"), plan.Service.Namespace, plan.Service.Name, wn.Object, wn.Message)
 	}

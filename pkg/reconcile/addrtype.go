@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,7 +58,7 @@ func (pl *planner) planAddressType(existing []*discovery.EndpointSlice, facts []
 		ss.update = append(ss.update, res.update...)
 		toDelete = append(toDelete, res.delete...)
 	}
-	for _, k := range sortedKeys(existingByKey) {
+	for _, k := range slices.Sorted(maps.Keys(existingByKey)) {
 		if groups[k] == nil {
 			toDelete = append(toDelete, existingByKey[k]...)
 		}

@@ -7,30 +7,22 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 )
 
-// Fixture builders, in the spirit of upstream's newServiceAndEndpointMeta and
-// newPod: small defaults, options for what a test cares about.
+// Fixtures in the spirit of upstream's newServiceAndEndpointMeta and newPod:
+// internal/testutil builds the objects with the defaults of these tests,
+// options change what a test cares about.
 
 const testNS = "shop"
 
 type svcOpt func(*corev1.Service)
 
 func svc(name string, opts ...svcOpt) *corev1.Service {
-	s := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID(testNS + "-" + name)},
-		Spec: corev1.ServiceSpec{
-			Selector:   map[string]string{"app": name},
-			ClusterIP:  "10.0.0.10",
-			IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080),
-				Protocol: corev1.ProtocolTCP}},
-		},
-	}
+	s := testutil.NewService(testNS, name).UID(testNS+"-"+name).ClusterIP("10.0.0.10").Selector("app", name).Port("http", 80, "8080").Build()
 	for _, o := range opts {
 		o(s)
 	}
@@ -75,21 +67,8 @@ type podOpt func(*corev1.Pod)
 
 // pod n is on node-1 with IP 10.1.<n/250>.<n%250+1>, Running and Ready.
 func pod(s *corev1.Service, n int, opts ...podOpt) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod%d", n), Namespace: s.Namespace,
-			UID: types.UID(fmt.Sprintf("uid-%d", n)), Labels: map[string]string{}},
-		Spec: corev1.PodSpec{NodeName: "node-1"},
-		Status: corev1.PodStatus{
-			Phase:      corev1.PodRunning,
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
-		},
-	}
-	for k, v := range s.Spec.Selector {
-		p.Labels[k] = v
-	}
-	ip := fmt.Sprintf("10.1.%d.%d", n/250, n%250+1)
-	p.Status.PodIP = ip
-	p.Status.PodIPs = []corev1.PodIP{{IP: ip}}
+	p := testutil.NewPod(s.Namespace, fmt.Sprintf("pod%d", n)).UID(fmt.Sprintf("uid-%d", n)).Labels(s.Spec.Selector).
+		Node("node-1").IP(fmt.Sprintf("10.1.%d.%d", n/250, n%250+1)).Build()
 	for _, o := range opts {
 		o(p)
 	}
@@ -134,15 +113,11 @@ func sidecarPort(name string, port int32) podOpt {
 }
 
 func node(name, zone string, cpu string) *corev1.Node {
-	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}},
-		Status: corev1.NodeStatus{
-			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)},
-			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
-		}}
+	b := testutil.NewNode(name).CPU(cpu)
 	if zone != "" {
-		n.Labels[corev1.LabelTopologyZone] = zone
+		b.Zone(zone)
 	}
-	return n
+	return b.Build()
 }
 
 func nodesOf(ns ...*corev1.Node) Nodes {

@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -104,7 +106,7 @@ func (g *gen) earlier(cur Input, nodes Nodes, o Options) []*discovery.EndpointSl
 		g.tag("earlier: another Service shape")
 	}
 	en := Nodes{ByName: map[string]*corev1.Node{}, Complete: true}
-	for _, name := range sortedKeys(nodes.ByName) {
+	for _, name := range slices.Sorted(maps.Keys(nodes.ByName)) {
 		n := nodes.ByName[name]
 		switch g.n(8) {
 		case 0:
@@ -154,7 +156,7 @@ func (g *gen) earlier(cur Input, nodes Nodes, o Options) []*discovery.EndpointSl
 			}
 			g.tag("earlier: Pod terminating changed")
 		case 6:
-			q.Spec.NodeName = pick(g.r, append(sortedKeys(nodes.ByName), "gone-node")...)
+			q.Spec.NodeName = pick(g.r, append(slices.Sorted(maps.Keys(nodes.ByName)), "gone-node")...)
 			g.tag("earlier: Pod on another Node")
 		}
 		pods = append(pods, q)

@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -118,7 +120,7 @@ func (g *gen) pod(s *corev1.Service, i int, nodes Nodes) *corev1.Pod {
 	r := g.r
 	p := pod(s, i)
 	p.UID = types.UID(fmt.Sprintf("uid-%d-%d", i, g.n(2)))
-	names := sortedKeys(nodes.ByName)
+	names := slices.Sorted(maps.Keys(nodes.ByName))
 	p.Spec.NodeName = pick(r, append(names, "gone-node")...)
 	if g.one(8) {
 		p.Spec.NodeName = pick(r, names...)

@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -93,7 +95,7 @@ func randomInput(r chooser) randomCase {
 		g.tag("nodes unreadable")
 	case 1:
 		view = Nodes{ByName: map[string]*corev1.Node{}}
-		for _, name := range sortedKeys(nodes.ByName) {
+		for _, name := range slices.Sorted(maps.Keys(nodes.ByName)) {
 			if !g.one(3) {
 				view.ByName[name] = nodes.ByName[name]
 			}

@@ -3,6 +3,8 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,7 +55,7 @@ func runUpstream(in Input, opts Options) oracleResult {
 			_ = idx.Add(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: p.Spec.NodeName}})
 		}
 	} else {
-		for _, name := range sortedKeys(in.Nodes.ByName) {
+		for _, name := range slices.Sorted(maps.Keys(in.Nodes.ByName)) {
 			n := in.Nodes.ByName[name]
 			_ = idx.Add(n)
 			nodes = append(nodes, n)
@@ -202,7 +204,7 @@ func (s *recordingSlices) Delete(_ context.Context, name string, _ metav1.Delete
 // endpoints within a group is not part of it (upstream's is random). With
 // hintCounts, hints are summarised per address type and zone, for the
 // topology-mode: Auto allocator whose choice of endpoints upstream randomises.
-func canonicalState(slices []*discovery.EndpointSlice, hintCounts bool) (string, map[discovery.AddressType]map[string]int) {
+func canonicalState(live []*discovery.EndpointSlice, hintCounts bool) (string, map[discovery.AddressType]map[string]int) {
 	type group struct {
 		slices int
 		eps    []string
@@ -210,7 +212,7 @@ func canonicalState(slices []*discovery.EndpointSlice, hintCounts bool) (string,
 	}
 	groups := map[string]*group{}
 	hints := map[discovery.AddressType]map[string]int{}
-	for _, s := range slices {
+	for _, s := range live {
 		k := string(s.AddressType) + " ports=" + portKey(s.Ports)
 		g := groups[k]
 		if g == nil {
@@ -234,7 +236,7 @@ func canonicalState(slices []*discovery.EndpointSlice, hintCounts bool) (string,
 		}
 	}
 	var b strings.Builder
-	for _, k := range sortedKeys(groups) {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[k]
 		sort.Strings(g.eps)
 		sort.Strings(g.labels)

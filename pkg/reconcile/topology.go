@@ -2,8 +2,9 @@ package reconcile
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -238,7 +239,7 @@ func givingAndReceivingZones(allocs map[string]allocation, allocated map[string]
 // zone that sorts first.
 func most(zones map[string]float64) (string, float64) {
 	zone, num := "", 0.0
-	for _, z := range sortedKeys(zones) {
+	for _, z := range slices.Sorted(maps.Keys(zones)) {
 		if zones[z] > num {
 			zone, num = z, zones[z]
 		}
@@ -248,9 +249,9 @@ func most(zones map[string]float64) (string, float64) {
 
 // redistributeHints is upstream redistributeHints: re-hint endpoints of
 // giving zones to receiving zones, in slice order.
-func redistributeHints(slices []*discovery.EndpointSlice, giving, receiving map[string]int) map[string]int {
+func redistributeHints(published []*discovery.EndpointSlice, giving, receiving map[string]int) map[string]int {
 	moved := map[string]int{}
-	for _, s := range slices {
+	for _, s := range published {
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
 			if !endpointReady(ep) {
@@ -266,7 +267,7 @@ func redistributeHints(slices []*discovery.EndpointSlice, giving, receiving map[
 			if giving[from] <= 0 {
 				continue
 			}
-			for _, to := range sortedKeys(receiving) {
+			for _, to := range slices.Sorted(maps.Keys(receiving)) {
 				if receiving[to] <= 0 {
 					continue
 				}
@@ -288,13 +289,4 @@ func decrementOrDelete(m map[string]int, k string) {
 		return
 	}
 	m[k]--
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,12 @@
 // cache) and the watch loop's workers all call Sync; nothing else plans and
 // writes.
 //
+// It also holds the one planner choice every command makes (PlanService:
+// mirrored from the Endpoints object for a Service without selector, planned
+// from the Pods otherwise; sync, the watch loop, check, explain and the
+// webhook's findings all plan through it), and the managed-by value each
+// kind of slice carries (ManagedByOf).
+//
 // It also decides the endpoints.kubernetes.io/last-change-trigger-time
 // stamped on written slices (trigger.go).
 package syncer

@@ -15,14 +15,23 @@ import (
 // (no API call per sync). A Forbidden error means it may not be read.
 type EndpointsLookup func(ctx context.Context, namespace, name string) (*corev1.Endpoints, error)
 
-// PlanService plans one Service's slices: a Service without a selector is
-// mirrored from its Endpoints object (pkg/mirror), any other is planned from
-// its Pods (pkg/reconcile). Both give a reconcile.Plan for the same apply
-// path and printers. Without an Endpoints object, a selectorless Service's
-// slices we mirrored earlier are deleted, as upstream does.
+// PlanService is the one planner choice every command makes (sync, the
+// watch loop, check, explain, the webhook's findings): a Service without a
+// selector is mirrored from its Endpoints object (pkg/mirror), any other is
+// planned from its Pods (pkg/reconcile). Both give a reconcile.Plan for the
+// same apply path and printers. Without an Endpoints object, a selectorless
+// Service's slices we mirrored earlier are deleted, as upstream does.
+//
+// po.ManagedBy is the run's value; each kind of slice is planned under
+// ManagedByOf (a controller's own value becomes the kind's controller's).
+// A nil lookup means offline (explain --local, the webhook): no Endpoints
+// object can be read, so pkg/reconcile's verdict (NoSelector) stands.
 func PlanService(ctx context.Context, lookup EndpointsLookup, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
 	svc := in.Service
-	if !mirror.Applies(svc) {
+	if svc != nil {
+		po.ManagedBy = ManagedByOf(svc, po.ManagedBy)
+	}
+	if lookup == nil || !mirror.Applies(svc) {
 		return reconcile.Compute(in, po)
 	}
 	ep, err := lookup(ctx, svc.Namespace, svc.Name)
@@ -47,6 +56,12 @@ func PlanService(ctx context.Context, lookup EndpointsLookup, in reconcile.Input
 		return reconcile.Compute(in, po)
 	}
 	return plan, err
+}
+
+// ManagedByOf is the managed-by value svc's slices carry in a run under
+// value (reconcile.ManagedByFor, by the kind PlanService plans svc as).
+func ManagedByOf(svc *corev1.Service, value string) string {
+	return reconcile.ManagedByFor(value, mirror.Applies(svc))
 }
 
 // MirroringPlanner is PlanService as Sync's planner.

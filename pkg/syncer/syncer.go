@@ -24,16 +24,16 @@ type Source interface {
 	Load(ctx context.Context, svc *corev1.Service) (reconcile.Input, error)
 }
 
-// Planner plans one Service from its inputs. reconcile.Compute is the
-// default; the command layer routes selector-less Services to the mirroring
-// planner through it.
+// Planner plans one Service from its inputs. PlanService (through
+// MirroringPlanner) is the one every command uses; nil in Options means
+// PlanService offline (no Endpoints lookup).
 type Planner func(ctx context.Context, in reconcile.Input, opts reconcile.Options) (*reconcile.Plan, error)
 
 // Options tune Sync.
 type Options struct {
 	// Plan is handed to the planner; its TriggerTime is replaced by Trigger's.
 	Plan reconcile.Options
-	// Planner plans; nil means reconcile.Compute.
+	// Planner plans; nil means PlanService offline (no Endpoints lookup).
 	Planner Planner
 	// Write is nil to plan only (diff, explain).
 	Write *apply.Options
@@ -91,13 +91,9 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 	}
 	plan := opts.Planner
 	if plan == nil {
-		plan = func(_ context.Context, in reconcile.Input, o reconcile.Options) (*reconcile.Plan, error) {
-			return reconcile.Compute(in, o)
-		}
+		plan = MirroringPlanner(nil)
 	}
-	out.Err = retry.OnError(backoff, func(err error) bool {
-		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
-	}, func() error {
+	attempt := func() error {
 		out.Attempts++
 		if out.Attempts > 1 {
 			// Someone wrote in between: start again from a fresh read.
@@ -133,18 +129,52 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		if opts.Write == nil || out.Plan.InSync() {
 			return nil
 		}
-		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, *opts.Write)
+		// The plan was made under the kind's value (ManagedByOf); apply
+		// checks every slice it touches against that value.
+		write := *opts.Write
+		write.ManagedBy = ManagedByOf(out.Service, write.ManagedBy)
+		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, write)
 		out.Result.Add(res)
 		return err
+	}
+	// The last attempt's error is kept here, not taken from OnError, which
+	// reads a context.Canceled as its own wait being interrupted and returns
+	// nil for it: an interrupted Service would be reported as synced.
+	var last error
+	_ = retry.OnError(backoff, func(err error) bool {
+		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
+	}, func() error {
+		last = attempt()
+		return last
 	})
+	out.Err = last
 	return out
 }
 
 // DeleteAll deletes our slices of a Service that no longer exists: the
-// garbage collector may be as down as the controller manager.
+// garbage collector may be as down as the controller manager. Under a
+// controller's value, ours carry either controller's value
+// (reconcile.OurValues); each is deleted under its own, so apply still
+// refuses any other.
 func DeleteAll(ctx context.Context, slices discoveryclient.EndpointSlicesGetter, namespace string, ours []*discovery.EndpointSlice, write apply.Options) (apply.Result, error) {
-	if len(ours) == 0 {
-		return apply.Result{}, nil
+	var res apply.Result
+	for _, mb := range reconcile.OurValues(write.ManagedBy) {
+		var these []*discovery.EndpointSlice
+		for _, s := range ours {
+			if s.Labels[discovery.LabelManagedBy] == mb {
+				these = append(these, s)
+			}
+		}
+		if len(these) == 0 {
+			continue
+		}
+		w := write
+		w.ManagedBy = mb
+		r, err := apply.Apply(ctx, slices.EndpointSlices(namespace), &reconcile.Plan{Delete: these}, w)
+		res.Add(r)
+		if err != nil {
+			return res, err
+		}
 	}
-	return apply.Apply(ctx, slices.EndpointSlices(namespace), &reconcile.Plan{Delete: ours}, write)
+	return res, nil
 }

@@ -8,10 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -20,21 +19,11 @@ import (
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func testService() *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "svc-uid", CreationTimestamp: metav1.NewTime(t0)},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.0.0.1",
-			IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
-			Ports:      []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), Protocol: corev1.ProtocolTCP}}},
-	}
+	return testutil.NewService("shop", "web").UID("svc-uid").Created(t0).ClusterIP("10.0.0.1").Selector("app", "web").Port("http", 80, "8080").Build()
 }
 
 func testPod(name, ip string, readyAt time.Time) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID("uid-" + name), Labels: map[string]string{"app": "web"}},
-		Spec:       corev1.PodSpec{NodeName: "n1"},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(readyAt)}}},
-	}
+	return testutil.NewPod("shop", name).Label("app", "web").Node("n1").IP(ip).ReadyAt(readyAt).Build()
 }
 
 // staleSource serves an input holding a slice of ours that no longer exists,
@@ -54,13 +43,8 @@ func (s staleSource) Load(ctx context.Context, svc *corev1.Service) (reconcile.I
 // succeeds; the writes of every attempt are reported.
 func TestSyncReplansAfterUpdateOfDeletedSlice(t *testing.T) {
 	svc := testService()
-	client := fake.NewClientset(svc, testPod("web-1", "10.1.0.1", t0.Add(time.Hour)), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
-	gone := &discovery.EndpointSlice{
-		ObjectMeta: metav1.ObjectMeta{Name: "web-gone", Namespace: "shop", ResourceVersion: "3",
-			Labels:          map[string]string{discovery.LabelServiceName: "web", discovery.LabelManagedBy: reconcile.DefaultManagedBy},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "svc-uid", Controller: ptr(true), BlockOwnerDeletion: ptr(true)}}},
-		AddressType: discovery.AddressTypeIPv4,
-	}
+	client := fake.NewClientset(svc, testPod("web-1", "10.1.0.1", t0.Add(time.Hour)), testutil.NewNode("n1").Build())
+	gone := testutil.NewSlice("shop", "web-gone").Service("web").ManagedBy(reconcile.DefaultManagedBy).ResourceVersion("3").OwnedBy(svc).Build()
 	reader := cluster.Reader{Client: client}
 	out := Sync(context.Background(), staleSource{Reader: reader, gone: gone}, client.DiscoveryV1(), svc, Options{
 		Plan:  reconcile.DefaultOptions(),
@@ -81,8 +65,6 @@ func TestSyncReplansAfterUpdateOfDeletedSlice(t *testing.T) {
 		t.Errorf("trigger time %q, want the Pod's Ready transition", got)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func TestLatestChange(t *testing.T) {
 	svc := testService()

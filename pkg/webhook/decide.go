@@ -24,17 +24,20 @@ type Verdict struct {
 
 // Decide turns findings into an answer: by default every finding is a
 // warning and the write is allowed; a finding whose kind is in denyOn denies
-// it, with the denying findings as the message.
-func Decide(findings []Finding, denyOn map[Kind]bool) Verdict {
+// it, with the denying findings as the message. mayListPods says whether
+// the writer may read the Pod names, labels and ports the findings rest on;
+// without it they are worded without them.
+func Decide(findings []Finding, denyOn map[Kind]bool, mayListPods bool) Verdict {
 	v := Verdict{Allowed: true}
 	var deny []string
 	for _, f := range findings {
+		text := f.Text(mayListPods)
 		if denyOn[f.Kind] {
-			deny = append(deny, f.Message+" (denied by --deny-on "+string(f.Kind)+")")
+			deny = append(deny, text+" (denied by --deny-on "+string(f.Kind)+")")
 			continue
 		}
 		if len(v.Warnings) < maxWarnings {
-			v.Warnings = append(v.Warnings, shorten(warnPrefix+f.Message, maxWarningLen))
+			v.Warnings = append(v.Warnings, shorten(warnPrefix+text, maxWarningLen))
 		}
 	}
 	if len(deny) > 0 {

@@ -6,7 +6,7 @@
 // The handlers are thin: they decode the review (k8s.io/api/admission/v1),
 // ask a pure core and encode its Verdict.
 //
-//   - ServiceFindings judges a Service with the planner (reconcile.Compute)
+//   - ServiceFindings judges a Service with the planner (syncer.PlanService)
 //     and the explain engine (explain.Build: near misses, ports a Pod lacks)
 //     over the Pods the Service selects in the cache: no API request per
 //     admission. Pods that share what decides the findings (controller,
@@ -21,14 +21,22 @@
 //     warnings, or a denial for the kinds --deny-on names. The Services
 //     webhook never denies by default and is registered failurePolicy
 //     Ignore: a down webhook must not stop deployments.
-//   - Guard.Judge refuses CREATE and UPDATE of our slices unless the request
-//     comes from kubectl-slices (the field manager the API server passes in
-//     the request's CreateOptions/UpdateOptions; a patch arrives as an update
-//     carrying the patch's field manager, e.g. kubectl-label, kubectl-patch,
-//     kubectl-edit, kubectl-client-side-apply) or from identities the flags
-//     allow. The field manager is the client's word: this stops accidents (a
-//     hand edit the next sync undoes, a relabel that leaves two writers
-//     fighting), not a determined admin. DELETE is always allowed.
+//     Pod names, labels, owners and ports are in a finding's Message; its
+//     Hidden text says the same without them, for a writer who may not
+//     list the namespace's Pods (PodAccess: AccessCache asks a
+//     SubjectAccessReview on a miss and remembers the answer per user and
+//     namespace, so the steady state stays at no API request).
+//   - Guard.Judge refuses CREATE and UPDATE of our slices unless the writer,
+//     as the API server authenticated it (the review's userInfo), is one the
+//     flags allow (the loop's ServiceAccount, --allow-user, --allow-group,
+//     sync --watch's own user) and writes with kubectl-slices' field
+//     manager (the one the API server passes in the request's
+//     CreateOptions/UpdateOptions; a patch arrives as an update carrying the
+//     patch's field manager, e.g. kubectl-label, kubectl-patch, kubectl-edit).
+//     The field manager is the client's word and never admits anyone alone:
+//     it tells an allowed writer's sync from its hand edit, an accident the
+//     next sync would undo. DELETE is always allowed.
+//   - TLS: 1.3, or 1.2 with ECDHE and AEAD suites only (listen.go).
 //
 // Certificates: CertReloader re-reads the pair when either file's size or
 // modification time changes, checked on every TLS handshake. We chose it

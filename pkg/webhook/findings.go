@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Kind names a finding about a Service; the values are stable, --deny-on
@@ -42,8 +44,31 @@ var Kinds = []Kind{NoPods, PortNotFound, MixedOwners, AddressFamily, NoEndpoints
 
 // Finding is one likely mistake in a Service.
 type Finding struct {
-	Kind    Kind
+	Kind Kind
+	// Message names the Pods, labels, owners and ports behind the finding.
 	Message string
+	// Hidden is the same finding without them, for a writer who may not
+	// list the namespace's Pods (a Service write would otherwise be an
+	// oracle on them); empty when Message holds no Pod data.
+	Hidden string
+}
+
+// Text is the finding as a writer may read it: with the Pod data only if
+// mayListPods.
+func (f Finding) Text(mayListPods bool) string {
+	if mayListPods || f.Hidden == "" {
+		return f.Message
+	}
+	return f.Hidden
+}
+
+// HasPodData says whether the finding reads differently for a writer who
+// may not list Pods.
+func (f Finding) HasPodData() bool { return f.Hidden != "" }
+
+// hiddenNote ends a finding whose details are hidden.
+func hiddenNote(ns string) string {
+	return "(details hidden: you may not list pods in " + ns + ")"
 }
 
 // Facts are what the cache knows around a Service under admission.
@@ -80,7 +105,7 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 		if f.HasEndpoints {
 			return nil, nil
 		}
-		return []Finding{{NoEndpoints, fmt.Sprintf("service %s has no selector and no Endpoints or EndpointSlices: nothing receives its traffic until you create them (or add a selector)", svc.Name)}}, nil
+		return []Finding{{Kind: NoEndpoints, Message: fmt.Sprintf("service %s has no selector and no Endpoints or EndpointSlices: nothing receives its traffic until you create them (or add a selector)", svc.Name)}}, nil
 	}
 	// Live slices are left out: the warnings are about the Service and its
 	// Pods, not about drift, and diffing them would only cost time.
@@ -97,7 +122,9 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 		reps[i] = g.rep
 	}
 	in := reconcile.Input{Service: svc, Pods: reps, Nodes: reconcile.Nodes{Unreadable: true}}
-	plan, err := reconcile.Compute(in, o)
+	// syncer's one planner choice; offline (no Endpoints lookup), which for
+	// a Service with a selector is pkg/reconcile, and does no I/O.
+	plan, err := syncer.PlanService(context.Background(), nil, in, o)
 	if err != nil {
 		return nil, err
 	}
@@ -135,18 +162,26 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 func noPods(svc *corev1.Service, misses []explain.NearMiss, size map[string]int) Finding {
 	msg := fmt.Sprintf("service %s: selector %s matches no Pods in namespace %s", svc.Name,
 		labels.SelectorFromSet(svc.Spec.Selector).String(), svc.Namespace)
+	hidden := ""
 	if len(misses) > 0 {
 		nm := misses[0]
+		// explain bounds the near misses it lists, so only one or
+		// several is known alike over grouped and single Pods.
+		several := len(misses) > 1 || size[nm.Pod] > 1
+		hidden = msg + "; 1 Pod differs by one label " + hiddenNote(svc.Namespace)
+		if several {
+			hidden = msg + "; several Pods differ by one label " + hiddenNote(svc.Namespace)
+		}
 		have := nm.Label + "=" + nm.Have
 		if nm.Missing {
 			have = "no " + nm.Label + " label"
 		}
 		msg += fmt.Sprintf("; nearest miss: pod %s has %s (the selector wants %s=%s)", nm.Pod, have, nm.Label, nm.Want)
-		if len(misses) > 1 || size[nm.Pod] > 1 {
+		if several {
 			msg += ", among others"
 		}
 	}
-	return Finding{NoPods, msg}
+	return Finding{Kind: NoPods, Message: msg, Hidden: hidden}
 }
 
 // portsNotFound reports, per Service port, the selected Pods explain says
@@ -173,8 +208,11 @@ func portsNotFound(svc *corev1.Service, r explain.Report, members map[string]nam
 		if pods.len() == 0 {
 			continue
 		}
-		out = append(out, Finding{PortNotFound, fmt.Sprintf("service %s: targetPort %s of port %s is not declared by %d of %d Pods (%s): they receive no traffic on it",
-			svc.Name, quoteTarget(sp.TargetPort), label, pods.len(), matched, nameList(pods...))})
+		out = append(out, Finding{Kind: PortNotFound,
+			Message: fmt.Sprintf("service %s: targetPort %s of port %s is not declared by %d of %d Pods (%s): they receive no traffic on it",
+				svc.Name, quoteTarget(sp.TargetPort), label, pods.len(), matched, nameList(pods...)),
+			Hidden: fmt.Sprintf("service %s: targetPort %s of port %s is not declared by %d of %d Pods: they receive no traffic on it %s",
+				svc.Name, quoteTarget(sp.TargetPort), label, pods.len(), matched, hiddenNote(svc.Namespace))})
 	}
 	return out
 }
@@ -200,8 +238,11 @@ func addressFamily(r explain.Report, members map[string]names, selected int) (Fi
 	if pods.len() == 0 {
 		return Finding{}, false
 	}
-	return Finding{AddressFamily, fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint (%s): %s",
-		r.Service.Name, pods.len(), selected, nameList(pods...), msg)}, true
+	return Finding{Kind: AddressFamily,
+		Message: fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint (%s): %s",
+			r.Service.Name, pods.len(), selected, nameList(pods...), msg),
+		Hidden: fmt.Sprintf("service %s: %d of %d selected Pods get no endpoint: they have no address of a family the Service serves %s",
+			r.Service.Name, pods.len(), selected, hiddenNote(r.Service.Namespace))}, true
 }
 
 // nameList names the first maxNames names by name, of all parts, and

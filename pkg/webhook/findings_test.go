@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,6 +116,9 @@ func TestServiceFindings(t *testing.T) {
 					t.Errorf("message %q lacks %q", got[0].Message, w)
 				}
 			}
+			for _, f := range got {
+				checkHidden(t, f, c.svc, c.pods)
+			}
 			if c.svc.String() != before.String() {
 				t.Error("the Service was modified")
 			}
@@ -122,24 +126,77 @@ func TestServiceFindings(t *testing.T) {
 	}
 }
 
+// checkHidden: a finding with Pod data says so to a writer who may not
+// list Pods, and names none of the Pods, their owners, labels, addresses
+// or declared ports; one without reads the same to everyone.
+func checkHidden(t *testing.T, f Finding, s *corev1.Service, pods []*corev1.Pod) {
+	t.Helper()
+	if f.Kind == NoEndpoints || (f.Kind == NoPods && !strings.Contains(f.Message, "nearest miss")) {
+		if f.HasPodData() || f.Text(false) != f.Message {
+			t.Errorf("%s has no Pod data but reads differently: %q", f.Kind, f.Text(false))
+		}
+		return
+	}
+	h := f.Text(false)
+	if !f.HasPodData() || h == f.Message || !strings.HasSuffix(h, "(details hidden: you may not list pods in ns)") {
+		t.Errorf("%s without the right to list Pods: %q", f.Kind, h)
+	}
+	if f.Text(true) != f.Message {
+		t.Errorf("%s with the right to list Pods: %q", f.Kind, f.Text(true))
+	}
+	var secret []string
+	for _, p := range pods {
+		secret = append(secret, p.Name, p.Status.PodIP, "app="+p.Labels["app"], "has ")
+		for _, o := range p.OwnerReferences {
+			secret = append(secret, o.Name)
+		}
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				own := false // the Service's own target port is no secret
+				for _, sp := range s.Spec.Ports {
+					own = own || sp.TargetPort.IntVal == cp.ContainerPort
+				}
+				if !own {
+					secret = append(secret, fmt.Sprint(cp.ContainerPort))
+				}
+			}
+		}
+	}
+	for _, x := range secret {
+		if x != "" && strings.Contains(h, x) && !strings.Contains(f.Message[:strings.Index(f.Message, ":")+1], x) {
+			t.Errorf("%s hidden text %q names %q", f.Kind, h, x)
+		}
+	}
+}
+
 func TestDecide(t *testing.T) {
-	fs := []Finding{{NoPods, "a"}, {PortNotFound, "b"}, {MixedOwners, "c"}, {AddressFamily, strings.Repeat("x", 1000)}}
-	v := Decide(fs, nil)
+	fs := []Finding{{Kind: NoPods, Message: "a"}, {Kind: PortNotFound, Message: "b"}, {Kind: MixedOwners, Message: "c"}, {Kind: AddressFamily, Message: strings.Repeat("x", 1000)}}
+	v := Decide(fs, nil, true)
 	if !v.Allowed || v.Message != "" {
 		t.Fatalf("denied by default: %+v", v)
 	}
 	if len(v.Warnings) != maxWarnings || v.Warnings[0] != warnPrefix+"a" {
 		t.Fatalf("warnings %q", v.Warnings)
 	}
-	v = Decide([]Finding{{AddressFamily, strings.Repeat("é", 500)}}, nil)
+	v = Decide([]Finding{{Kind: AddressFamily, Message: strings.Repeat("é", 500)}}, nil, true)
 	if len(v.Warnings[0]) > maxWarningLen || !strings.HasSuffix(v.Warnings[0], "...") {
 		t.Fatalf("long warning not shortened: %d bytes", len(v.Warnings[0]))
 	}
-	v = Decide(fs, map[Kind]bool{PortNotFound: true})
+	v = Decide(fs, map[Kind]bool{PortNotFound: true}, true)
 	if v.Allowed || !strings.Contains(v.Message, "b (denied by --deny-on PortNotFound)") || strings.Contains(v.Message, "a") {
 		t.Fatalf("deny-on: %+v", v)
 	}
 	if len(v.Warnings) != 3 || v.Warnings[1] != warnPrefix+"c" {
 		t.Fatalf("the other findings stay warnings: %q", v.Warnings)
+	}
+	// Without the right to list Pods, warnings and denials alike are
+	// worded without Pod data.
+	fs[1].Hidden, fs[2].Hidden = "b hidden", "c hidden"
+	v = Decide(fs, map[Kind]bool{PortNotFound: true}, false)
+	if v.Allowed || v.Message != "b hidden (denied by --deny-on PortNotFound)" {
+		t.Fatalf("hidden deny-on: %+v", v)
+	}
+	if want := []string{warnPrefix + "a", warnPrefix + "c hidden"}; strings.Join(v.Warnings[:2], "|") != strings.Join(want, "|") {
+		t.Fatalf("hidden warnings %q, want %q", v.Warnings, want)
 	}
 }

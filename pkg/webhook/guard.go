@@ -17,8 +17,11 @@ type SliceWrite struct {
 	// FieldManager is the request's, from its Create/UpdateOptions (a
 	// patch is presented as an update with the patch's field manager).
 	FieldManager string
-	User         string
-	Groups       []string
+	// User and Groups are the writer as the API server authenticated it
+	// (the AdmissionReview's userInfo): the only part the client cannot
+	// choose.
+	User   string
+	Groups []string
 }
 
 // Guard says which writers may write our slices.
@@ -27,18 +30,23 @@ type Guard struct {
 	ManagedBy string
 	// FieldManagers are the field managers of kubectl-slices' own writes.
 	FieldManagers []string
-	// Users and Groups are identities allowed to write whatever their
-	// field manager (e.g. the in-cluster service account).
+	// Users and Groups are the identities allowed to write our slices
+	// (the loop's ServiceAccount, the people who run sync by hand), as
+	// the API server authenticated them.
 	Users, Groups []string
 }
 
 // Judge allows a write to an EndpointSlice unless it touches one of our
-// slices and does not come from kubectl-slices: a hand edit the next sync
-// would undo, or a relabel that moves our slice to another manager. DELETE
-// is always allowed: prune, release and the garbage collector delete, and a
-// running loop re-creates what it still owns. Field managers and identities
-// are what the client says it is, so this stops accidents, not an admin who
-// sets --field-manager=kubectl-slices on purpose.
+// slices and either comes from an identity the guard does not allow, or
+// does not come from kubectl-slices (a hand edit the next sync would undo,
+// or a relabel that moves our slice to another manager). The identity
+// decides who may write at all: it is the API server's word. The field
+// manager is the client's word (anyone can send
+// --field-manager=kubectl-slices), so it never admits a writer by itself;
+// it only tells an allowed writer's kubectl edit, an accident, from its
+// sync. DELETE is always allowed: prune, release and the garbage collector
+// delete, deleting needs the RBAC right to, and a running loop re-creates
+// what it still owns.
 func (g Guard) Judge(w SliceWrite) Verdict {
 	if w.Operation == "DELETE" || w.New == nil {
 		return Verdict{Allowed: true}
@@ -49,7 +57,8 @@ func (g Guard) Judge(w SliceWrite) Verdict {
 	if !oldOurs && !newOurs {
 		return Verdict{Allowed: true}
 	}
-	if g.fromUs(w) {
+	allowed := g.allows(w.User, w.Groups)
+	if allowed && w.FieldManager != "" && slices.Contains(g.FieldManagers, w.FieldManager) {
 		return Verdict{Allowed: true}
 	}
 	s := w.New
@@ -71,20 +80,25 @@ func (g Guard) Judge(w SliceWrite) Verdict {
 		msg = fmt.Sprintf("endpointslice %s is managed by %s and its next sync would undo this edit; change the Service or its Pods and run `kubectl slices sync %s`, or hand the slices back with `kubectl slices release %s`",
 			s.Name, g.ManagedBy, at, at)
 	}
-	if svc == "" {
+	if !allowed {
+		msg = fmt.Sprintf("endpointslice %s is managed by %s and only the identities its webhook allows write it (the loop's ServiceAccount, and those named by --allow-user and --allow-group); %s is not one of them, whatever its field manager: ask someone allowed to run `kubectl slices sync %s`",
+			s.Name, g.ManagedBy, w.User, at)
+		if svc == "" {
+			msg = fmt.Sprintf("endpointslice %s is managed by %s and only the identities its webhook allows write it; %s is not one of them, whatever its field manager", s.Name, g.ManagedBy, w.User)
+		}
+	} else if svc == "" {
 		msg = fmt.Sprintf("endpointslice %s is managed by %s; only kubectl-slices writes it (delete it, or run `kubectl slices prune -n %s`)", s.Name, g.ManagedBy, s.Namespace)
 	}
 	return Verdict{Allowed: false, Message: msg + " [refused for " + who + "]"}
 }
 
-func (g Guard) fromUs(w SliceWrite) bool {
-	if w.FieldManager != "" && slices.Contains(g.FieldManagers, w.FieldManager) {
+// allows says whether the authenticated user, or one of its groups, is
+// allowed to write our slices.
+func (g Guard) allows(user string, groups []string) bool {
+	if user != "" && slices.Contains(g.Users, user) {
 		return true
 	}
-	if slices.Contains(g.Users, w.User) {
-		return true
-	}
-	for _, grp := range w.Groups {
+	for _, grp := range groups {
 		if slices.Contains(g.Groups, grp) {
 			return true
 		}
@@ -97,4 +111,32 @@ func describeManager(mgr string) string {
 		return "a slice without manager"
 	}
 	return mgr
+}
+
+// everyone are the groups that hold every user of a kind: allowing one
+// would let anyone with an EndpointSlice Role write our slices, the very
+// thing the guard is for.
+var everyone = map[string]string{
+	"system:authenticated":   "every authenticated user",
+	"system:unauthenticated": "every anonymous request",
+	"system:serviceaccounts": "every ServiceAccount of the cluster",
+}
+
+// CheckAllowed refuses --allow-user and --allow-group values that name no
+// one or everyone.
+func CheckAllowed(users, groups []string) error {
+	for _, u := range users {
+		if u == "" {
+			return fmt.Errorf("--allow-user must name a user, e.g. system:serviceaccount:NS:NAME")
+		}
+	}
+	for _, g := range groups {
+		if g == "" {
+			return fmt.Errorf("--allow-group must name a group, e.g. system:masters")
+		}
+		if who, ok := everyone[g]; ok {
+			return fmt.Errorf("--allow-group %s would let %s write our EndpointSlices; name a narrower group (e.g. system:masters, or your operators' group)", g, who)
+		}
+	}
+	return nil
 }

@@ -66,9 +66,12 @@ func mixedOwners(svc *corev1.Service, pods []*corev1.Pod) []Finding {
 		if len(serve) == 0 || len(not) == 0 {
 			continue
 		}
-		out = append(out, Finding{MixedOwners, fmt.Sprintf("service %s: selector matches Pods of %d owners with different ports: %s declare%s port %d, %s do%s not; connections sent to the latter are refused",
-			svc.Name, len(serve)+len(not), nameList(serve), map[bool]string{true: "s", false: ""}[len(serve) == 1], target,
-			nameList(not), map[bool]string{true: "es", false: ""}[len(not) == 1])})
+		out = append(out, Finding{Kind: MixedOwners,
+			Message: fmt.Sprintf("service %s: selector matches Pods of %d owners with different ports: %s declare%s port %d, %s do%s not; connections sent to the latter are refused",
+				svc.Name, len(serve)+len(not), nameList(serve), map[bool]string{true: "s", false: ""}[len(serve) == 1], target,
+				nameList(not), map[bool]string{true: "es", false: ""}[len(not) == 1]),
+			Hidden: fmt.Sprintf("service %s: selector matches Pods of %d owners that declare different ports; connections sent to some of them on port %d are refused %s",
+				svc.Name, len(serve)+len(not), target, hiddenNote(svc.Namespace))})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +44,9 @@ type Handler struct {
 	Plan   reconcile.Options
 	DenyOn map[Kind]bool
 	Guard  Guard
+	// Access says who may read the Pod data behind a Service finding; nil
+	// hides it from everyone.
+	Access PodAccess
 	// Observe, when set, is told how long each admission took to handle.
 	Observe func(path string, d time.Duration)
 
@@ -62,7 +66,7 @@ func (h *Handler) Mux() *http.ServeMux {
 
 // serve decodes an AdmissionReview, asks decide and encodes the answer; a
 // request that is not an AdmissionReview gets 400.
-func (h *Handler) serve(decide func(*admissionv1.AdmissionRequest) (Verdict, error)) http.HandlerFunc {
+func (h *Handler) serve(decide func(context.Context, *admissionv1.AdmissionRequest) (Verdict, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		if r.Method != http.MethodPost {
@@ -74,7 +78,7 @@ func (h *Handler) serve(decide func(*admissionv1.AdmissionRequest) (Verdict, err
 			http.Error(w, fmt.Sprintf("not an AdmissionReview: %v", err), http.StatusBadRequest)
 			return
 		}
-		v, err := decide(review.Request)
+		v, err := decide(r.Context(), review.Request)
 		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: v.Allowed, Warnings: v.Warnings}
 		switch {
 		case err != nil:
@@ -97,7 +101,7 @@ func (h *Handler) serve(decide func(*admissionv1.AdmissionRequest) (Verdict, err
 	}
 }
 
-func (h *Handler) services(req *admissionv1.AdmissionRequest) (Verdict, error) {
+func (h *Handler) services(ctx context.Context, req *admissionv1.AdmissionRequest) (Verdict, error) {
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return Verdict{Allowed: true}, nil
 	}
@@ -119,10 +123,21 @@ func (h *Handler) services(req *admissionv1.AdmissionRequest) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	return Decide(findings, h.DenyOn), nil
+	return Decide(findings, h.DenyOn, h.mayListPods(ctx, findings, req.UserInfo, svc.Namespace)), nil
 }
 
-func (h *Handler) endpointSlices(req *admissionv1.AdmissionRequest) (Verdict, error) {
+// mayListPods asks Access only when a finding holds Pod data: a correct
+// Service, the common case, costs no review even on a cache miss.
+func (h *Handler) mayListPods(ctx context.Context, findings []Finding, u authenticationv1.UserInfo, ns string) bool {
+	for _, f := range findings {
+		if f.HasPodData() {
+			return h.Access != nil && h.Access.MayListPods(ctx, u, ns)
+		}
+	}
+	return false
+}
+
+func (h *Handler) endpointSlices(_ context.Context, req *admissionv1.AdmissionRequest) (Verdict, error) {
 	w := SliceWrite{Operation: string(req.Operation), User: req.UserInfo.Username, Groups: req.UserInfo.Groups}
 	if req.Operation == admissionv1.Delete || req.Operation == admissionv1.Connect {
 		return Verdict{Allowed: true}, nil

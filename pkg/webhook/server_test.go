@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
@@ -25,6 +26,13 @@ import (
 )
 
 type fixedSource struct{ pods []*corev1.Pod }
+
+// podReaders plays the authorizer: the users who may list Pods.
+type podReaders map[string]bool
+
+func (p podReaders) MayListPods(_ context.Context, u authenticationv1.UserInfo, ns string) bool {
+	return p[u.Username+"@"+ns]
+}
 
 func (s fixedSource) Facts(svc *corev1.Service) Facts { return matching(svc, s.pods) }
 
@@ -56,11 +64,12 @@ func raw(t *testing.T, obj any) runtime.RawExtension {
 
 func TestHandler(t *testing.T) {
 	stats := &Stats{}
-	h := &Handler{Plan: reconcile.DefaultOptions(), Observe: stats.Observe,
-		Guard: Guard{ManagedBy: "kubectl-slices", FieldManagers: []string{"kubectl-slices"}}}
+	h := &Handler{Plan: reconcile.DefaultOptions(), Observe: stats.Observe, Access: podReaders{"admin@ns": true},
+		Guard: Guard{ManagedBy: "kubectl-slices", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}}}
 	mux := h.Mux()
 	typo := svc(map[string]string{"app": "Web"}, sport("http", 80, intstr.FromString("http")))
-	req := admissionv1.AdmissionRequest{UID: types.UID("u1"), Operation: admissionv1.Create, Namespace: "ns", Object: raw(t, typo)}
+	req := admissionv1.AdmissionRequest{UID: types.UID("u1"), Operation: admissionv1.Create, Namespace: "ns", Object: raw(t, typo),
+		UserInfo: authenticationv1.UserInfo{Username: "admin"}}
 	if r := review(t, mux, ServicesPath, req); !r.Allowed || len(r.Warnings) != 0 {
 		t.Fatalf("before the cache filled: %+v", r)
 	}
@@ -69,6 +78,20 @@ func TestHandler(t *testing.T) {
 	if !r.Allowed || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "nearest miss: pod web-0 has app=web") {
 		t.Fatalf("typo: %+v", r)
 	}
+	// A writer who may not list the namespace's Pods learns of the typo,
+	// not of the Pods.
+	blind := req
+	blind.UserInfo = authenticationv1.UserInfo{Username: "svc-writer"}
+	r = review(t, mux, ServicesPath, blind)
+	if !r.Allowed || len(r.Warnings) != 1 || strings.Contains(r.Warnings[0], "web-0") || strings.Contains(r.Warnings[0], "app=web") ||
+		!strings.Contains(r.Warnings[0], "matches no Pods in namespace ns; 1 Pod differs by one label (details hidden: you may not list pods in ns)") {
+		t.Fatalf("typo, as a writer who may not list Pods: %+v", r)
+	}
+	h.Access = nil // no authorizer to ask: hidden
+	if r := review(t, mux, ServicesPath, req); len(r.Warnings) != 1 || strings.Contains(r.Warnings[0], "web-0") {
+		t.Fatalf("typo without an authorizer: %+v", r)
+	}
+	h.Access = podReaders{"admin@ns": true}
 	h.DenyOn = map[Kind]bool{NoPods: true}
 	if r := review(t, mux, ServicesPath, req); r.Allowed || r.Result == nil || r.Result.Code != 403 || !strings.Contains(r.Result.Message, "app=Web") {
 		t.Fatalf("deny-on: %+v", r)
@@ -89,7 +112,7 @@ func TestHandler(t *testing.T) {
 	if r := review(t, mux, EndpointSlicesPath, del); !r.Allowed {
 		t.Fatalf("delete: %+v", r)
 	}
-	if counts, _, _ := stats.Summary(); counts[ServicesPath] != 3 || counts[EndpointSlicesPath] != 3 {
+	if counts, _, _ := stats.Summary(); counts[ServicesPath] != 5 || counts[EndpointSlicesPath] != 3 {
 		t.Fatalf("counts %v", counts)
 	}
 	rec := httptest.NewRecorder()
@@ -152,5 +175,50 @@ func TestCertReloader(t *testing.T) {
 	}
 	if _, err := NewCertReloader(certFile, keyFile); err == nil {
 		t.Fatal("a broken pair must not start")
+	}
+}
+
+// The server takes TLS 1.3, and TLS 1.2 only with ECDHE and an AEAD
+// cipher: a client offering only CBC-SHA1 suites (or RSA key exchange) is
+// refused at the handshake.
+func TestServeCipherSuites(t *testing.T) {
+	certFile, keyFile, _ := writePair(t, t.TempDir(), "127.0.0.1", time.Now())
+	certs, err := NewCertReloader(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, http.NotFoundHandler(), certs) }()
+	defer func() { cancel(); <-done }()
+	dial := func(version uint16, suites ...uint16) error {
+		conn, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true,
+			MinVersion: version, MaxVersion: version, CipherSuites: suites})
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	}
+	for _, c := range []struct {
+		name    string
+		version uint16
+		suites  []uint16
+		ok      bool
+	}{
+		{"1.2 CBC-SHA1 only", tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, tls.TLS_RSA_WITH_AES_128_CBC_SHA}, false},
+		{"1.2 RSA key exchange with GCM", tls.VersionTLS12, []uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256}, false},
+		{"1.2 ECDHE-RSA-AES128-GCM", tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}, true},
+		{"1.2 ECDHE-RSA-CHACHA20", tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}, true},
+		{"1.3", tls.VersionTLS13, nil, true},
+		{"1.1", tls.VersionTLS11, nil, false},
+	} {
+		err := dial(c.version, c.suites...)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: handshake error %v, want success %v", c.name, err, c.ok)
+		}
 	}
 }

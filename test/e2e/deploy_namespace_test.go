@@ -50,6 +50,13 @@ func TestDeployNamespaceScoped(t *testing.T) {
 	if out := w.output(); strings.Contains(out, "forbidden") || strings.Contains(out, "error") {
 		t.Errorf("errors on the namespace Role:\n%s", out)
 	}
+	// The loop elected on its own Lease; the namespace's other Leases
+	// (another application's leader election) are out of its reach.
+	for _, verb := range []string{"get", "update"} {
+		if canI(t, shared, ns, "kubectl-slices", verb, "other-app") || !canI(t, shared, ns, "kubectl-slices", verb, "kubectl-slices") {
+			t.Errorf("the namespace-scoped loop's %s on Leases is not pinned to its own", verb)
+		}
+	}
 
 	kubectl(t, shared, "apply", "--dry-run=server", "-f", manifestFile(t, objs)).mustCode(t, 0)
 	kubectl(t, shared, "label", "namespace", ns, "pod-security.kubernetes.io/enforce=restricted").mustCode(t, 0)
@@ -73,6 +80,10 @@ func TestDeploySidecar(t *testing.T) {
 		t.Fatalf("sidecar objects %s", kinds)
 	}
 	kubectl(t, shared, "apply", "-f", manifestFile(t, objs)).mustCode(t, 0)
+	waitAccess(t, shared, ns, "kubectl-slices", "create", "coordination.k8s.io", "leases", ns, true)
+	if canI(t, shared, ns, "kubectl-slices", "update", "other-app") || !canI(t, shared, ns, "kubectl-slices", "update", "kubectl-slices") {
+		t.Error("the sidecar's Lease update is not pinned to its own Lease")
+	}
 	patch := kubectl(t, shared, "slices", "deploy", "--sidecar-for", "deploy/web", "-n", ns, "--patch").mustCode(t, 0).Stdout
 	r = kubectl(t, shared, "patch", "deployment", "web", "-n", ns, "--type", "strategic", "-p", patch, "--dry-run=server", "-o", "json").mustCode(t, 0)
 	var d unstructured.Unstructured

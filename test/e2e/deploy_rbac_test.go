@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -114,37 +116,84 @@ func TestDeployClusterRBAC(t *testing.T) {
 		t.Errorf("%d rights tested, want 18 (services 3, pods 2, endpointslices 5, endpoints 3, nodes 3, events 2)", tested)
 	}
 
-	// The Lease Role, one verb removed at a time: leader election stops
-	// at start-up naming it (client-go's elector would retry for ever).
+	// The Lease Role grants get and update on the loop's Lease alone (the
+	// one the loop above elected on), create unpinned (RBAC cannot pin
+	// it): another application's Lease in the namespace is out of reach.
 	lease, err := cp.Admin.RbacV1().Roles(ns).Get(ctx, "kubectl-slices-leader-election", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lease.Rules) != 1 || len(lease.Rules[0].Verbs) != 3 {
-		t.Fatalf("Lease Role rules %+v: want one rule with get, create, update", lease.Rules)
+	if len(lease.Rules) != 2 {
+		t.Fatalf("Lease Role rules %+v: want get and update on kubectl-slices, and create", lease.Rules)
 	}
-	for _, verb := range lease.Rules[0].Verbs {
-		t.Run(verb+"-leases", func(t *testing.T) {
-			cut := lease.DeepCopy()
-			cut.Rules[0].Verbs = nil
-			for _, v := range lease.Rules[0].Verbs {
-				if v != verb {
-					cut.Rules[0].Verbs = append(cut.Rules[0].Verbs, v)
+	if _, err := cp.Admin.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "other-app", Namespace: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"get", "update"} {
+		if canI(t, cp, ns, sa, verb, "other-app") || !canI(t, cp, ns, sa, verb, "kubectl-slices") {
+			t.Errorf("%s: the loop may %s other-app: %v, its own Lease: %v", verb, verb,
+				canI(t, cp, ns, sa, verb, "other-app"), canI(t, cp, ns, sa, verb, "kubectl-slices"))
+		}
+	}
+	// The same as updates (PUT, kubectl replace) with the ServiceAccount's
+	// token.
+	replace := func(name string) result {
+		f := writeFile(t, name+".json", kubectl(t, cp, "get", "lease", name, "-n", ns, "-o", "json").mustCode(t, 0).Stdout)
+		return kubectl(t, cp, "--kubeconfig", kubeconfig, "replace", "-f", f)
+	}
+	if r := replace("other-app"); r.Code == 0 || !strings.Contains(r.Stderr, `cannot update resource "leases"`) {
+		t.Errorf("the loop's identity updated another application's Lease: code %d\n%s", r.Code, r.Stderr)
+	}
+	replace("kubectl-slices").mustCode(t, 0)
+
+	// One verb removed at a time: leader election stops at start-up
+	// naming it (client-go's elector would retry for ever).
+	for i, rule := range lease.Rules {
+		name := ""
+		if len(rule.ResourceNames) > 0 {
+			name = rule.ResourceNames[0]
+		}
+		for _, verb := range rule.Verbs {
+			t.Run(verb+"-leases", func(t *testing.T) {
+				cut := lease.DeepCopy()
+				cut.Rules[i].Verbs = nil
+				for _, v := range rule.Verbs {
+					if v != verb {
+						cut.Rules[i].Verbs = append(cut.Rules[i].Verbs, v)
+					}
 				}
-			}
-			setRole(t, ctx, cp, cut)
-			defer func() {
-				setRole(t, ctx, cp, lease)
-				waitAccess(t, cp, ns, sa, verb, "coordination.k8s.io", "leases", ns, true)
-			}()
-			waitAccess(t, cp, ns, sa, verb, "coordination.k8s.io", "leases", ns, false)
-			code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A", "--leader-elect", "--leader-elect-resource-namespace", ns)
-			t.Logf("exit %d: %s", code, strings.TrimSpace(out))
-			if want := "forbidden: cannot " + verb + " leases.coordination.k8s.io in namespace " + ns; code != 4 || !strings.Contains(out, want) {
-				t.Errorf("without %s leases: exit %d, output:\n%s", verb, code, out)
-			}
-		})
+				if len(cut.Rules[i].Verbs) == 0 {
+					cut.Rules = append(cut.Rules[:i:i], cut.Rules[i+1:]...)
+				}
+				setRole(t, ctx, cp, cut)
+				defer func() {
+					setRole(t, ctx, cp, lease)
+					within(t, verb+" leases granted again", 10*time.Second, func() bool { return canI(t, cp, ns, sa, verb, name) })
+				}()
+				within(t, verb+" leases refused", 10*time.Second, func() bool { return !canI(t, cp, ns, sa, verb, name) })
+				code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A", "--leader-elect", "--leader-elect-resource-namespace", ns)
+				t.Logf("exit %d: %s", code, strings.TrimSpace(out))
+				if want := "forbidden: cannot " + verb + " leases.coordination.k8s.io in namespace " + ns; code != 4 || !strings.Contains(out, want) {
+					t.Errorf("without %s leases: exit %d, output:\n%s", verb, code, out)
+				}
+			})
+		}
 	}
+}
+
+// canI asks the API server's authorizer whether the ServiceAccount may
+// verb the Lease name ("" for any) in its namespace.
+func canI(t *testing.T, cp *controlplane.ControlPlane, ns, sa, verb, name string) bool {
+	t.Helper()
+	r, err := cp.Admin.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{User: "system:serviceaccount:" + ns + ":" + sa,
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Group: "coordination.k8s.io", Resource: "leases", Name: name}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Status.Allowed
 }
 
 // setRole replaces the rules of a Role with those of role.

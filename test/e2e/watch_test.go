@@ -128,35 +128,5 @@ func TestWatchKeepsSlicesCurrent(t *testing.T) {
 	}
 }
 
-// Writes never stop half way on SIGTERM: a Service whose sync was running
-// when the signal came has all of its slices written.
-func TestWatchSigtermFinishesWrites(t *testing.T) {
-	ns := newNamespace(t, shared)
-	mustService(t, shared, service(ns, "big"))
-	var specs []controlplane.PodSpec
-	for i := range 1000 {
-		specs = append(specs, podSpec("big", i, 41))
-	}
-	mustPods(t, shared, ns, specs...)
-	w := startWatch(t, shared, shared.Kubeconfig, "sync", "svc/big", "-n", ns, "--watch", "--write-concurrency=1",
-		"--max-endpoints-per-slice=5", "--summary-interval=0")
-	// Signal as soon as the first slice exists: 200 are being created one
-	// at a time.
-	within(t, "first slice", 20*time.Second, func() bool { return oursCount(t, shared, ns, "big") > 0 })
-	atSignal := oursCount(t, shared, ns, "big")
-	code, took := w.stop(t, syscall.SIGTERM)
-	if atSignal >= 200 {
-		t.Fatalf("the sync had finished (%d slices) before the signal: the test proves nothing", atSignal)
-	}
-	t.Logf("%d of 200 slices existed at the signal", atSignal)
-	t.Logf("SIGTERM mid-sync: exit %d after %v", code, took.Round(time.Millisecond))
-	if code != 0 || took > 5*time.Second {
-		t.Fatalf("exit %d after %v", code, took)
-	}
-	if got := endpointAddresses(listSlices(t, shared, ns, "big", oursLabel)); len(got) != 1000 {
-		t.Fatalf("%d endpoints written, want all 1000 (a partial write)", len(got))
-	}
-}
-
 var _ = discovery.LabelManagedBy
 var _ = fmt.Sprint

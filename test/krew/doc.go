@@ -3,7 +3,8 @@
 // types (sigs.k8s.io/krew/pkg/index), the checks of krew's validator
 // (pkg/index/validation) and of the krew-index review (overlapping
 // platform selectors, a short shortDescription, every archive holding its
-// bin and files and hashing to its sha256), the krew-release-bot's template
-// functions, and what `kubectl krew install --manifest --archive` does: verify
-// the checksum, extract, apply files into the store and link bin onto PATH.
+// bin and files and hashing to its sha256), and what `kubectl krew install
+// --manifest --archive` does: verify the checksum, extract, apply files into
+// the store and link bin onto PATH. That plugin.yaml is krew/.krew.yaml
+// rendered is checked beside the renderer, in hack/dist.
 package krew

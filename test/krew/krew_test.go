@@ -71,29 +71,6 @@ func TestRepositoryManifest(t *testing.T) {
 	}
 }
 
-// krew/.krew.yaml rendered by the release bot's rules for plugin.yaml's
-// version gives plugin.yaml, byte for byte (checksums taken from it: they
-// are checked against the archives below and in e2e).
-func TestTemplateRendersManifest(t *testing.T) {
-	p := repoManifest(t)
-	sums := map[string]string{}
-	for _, pl := range p.Spec.Platforms {
-		sums[pl.URI] = pl.Sha256
-	}
-	got, err := Render(string(repoFile(t, "krew/.krew.yaml")), p.Spec.Version, func(uri string) (string, error) {
-		if s, ok := sums[uri]; ok {
-			return s, nil
-		}
-		return "", fmt.Errorf("template names %s, which plugin.yaml lacks", uri)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := string(repoFile(t, "plugin.yaml")); got != want {
-		t.Errorf("rendered template differs from plugin.yaml (run make dist):\n%s", lineDiff(want, got))
-	}
-}
-
 // After `make dist`, every archive hashes to its sha256 in plugin.yaml and
 // installs as krew installs it: bin and LICENSE in place.
 func TestManifestMatchesDist(t *testing.T) {
@@ -124,23 +101,6 @@ func mustEval(t *testing.T, link string) string {
 		t.Fatal(err)
 	}
 	return target
-}
-
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n  plugin.yaml: %q\n  rendered:    %q", i+1, a, b)
-		}
-	}
-	return ""
 }
 
 // Each rule rejects the manifest that breaks it.

@@ -1,4 +1,4 @@
-package cmd
+package syncer
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestHoldWhereCurrent(t *testing.T) {
 	stale := as(desired, "kcm", reconcile.ControllerManagedBy)
 	f := false
 	stale.Endpoints[0].Conditions.Ready = &f
-	hold := holdWhereCurrent(reconcile.DefaultManagedBy)
+	hold := HoldWhereCurrent(reconcile.DefaultManagedBy)
 	for _, tc := range []struct {
 		name  string
 		live  []*discovery.EndpointSlice

@@ -1,4 +1,4 @@
-package cmd
+package cluster
 
 import (
 	"fmt"
@@ -33,16 +33,16 @@ func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.next.RoundTrip(r)
 }
 
-// countRequests wraps the client's transport when counting is asked for.
-func countRequests(rt http.RoundTripper) http.RoundTripper {
+// CountRequests wraps the client's transport when counting is asked for.
+func CountRequests(rt http.RoundTripper) http.RoundTripper {
 	if os.Getenv(requestCountEnv) == "" {
 		return rt
 	}
 	return countingTransport{next: rt}
 }
 
-// reportRequests prints "api requests: N (GET a, POST b, ...)" if counting.
-func reportRequests(w io.Writer) {
+// ReportRequests prints "api requests: N (GET a, POST b, ...)" if counting.
+func ReportRequests(w io.Writer) {
 	if os.Getenv(requestCountEnv) == "" {
 		return
 	}
@@ -58,9 +58,9 @@ func reportRequests(w io.Writer) {
 	fmt.Fprintf(w, "api requests: %d (%s)\n", total, strings.Join(parts, ", "))
 }
 
-// requestsMade is the number of API requests counted so far, or -1 when
+// RequestsMade is the number of API requests counted so far, or -1 when
 // counting is off.
-func requestsMade() int {
+func RequestsMade() int {
 	if os.Getenv(requestCountEnv) == "" {
 		return -1
 	}

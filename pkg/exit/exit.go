@@ -1,4 +1,4 @@
-package cmd
+package exit
 
 import (
 	"context"
@@ -6,28 +6,32 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 )
 
-// Exit codes, documented in the root command's help.
+// The exit codes, the one table of them: Help words it for the commands'
+// help and the README repeats it.
 const (
-	ExitOK        = 0 // done; for diff and explain: no changes, no drift
-	ExitChanges   = 1 // diff/explain: changes or drift; sync: some Services failed, others synced
-	ExitUsage     = 2 // bad flag value or argument (nothing was read or written)
-	ExitNotFound  = 3 // a Service (or namespace) was not found
-	ExitAPI       = 4 // the API refused or failed: Forbidden, unreachable, namespace terminating, timeouts
-	ExitConflicts = 5 // slices kept changing under us; retries ran out
-	// ExitInterrupted is 128+SIGINT, the shell's code for a command stopped
+	OK        = 0 // done; for diff and explain: no changes, no drift
+	Changes   = 1 // diff/explain: changes or drift; sync: some Services failed, others synced
+	Usage     = 2 // bad flag value or argument (nothing was read or written)
+	NotFound  = 3 // a Service (or namespace) was not found
+	API       = 4 // the API refused or failed: Forbidden, unreachable, namespace terminating, timeouts
+	Conflicts = 5 // slices kept changing under us; retries ran out
+	// Interrupted is 128+SIGINT, the shell's code for a command stopped
 	// by Ctrl-C; SIGTERM gives 128+15.
-	ExitInterrupted = 130
+	Interrupted = 130
 )
 
-const exitCodeHelp = `Exit codes:
+// Help is the exit-code table for a command's help.
+const Help = `Exit codes:
 
 * 0: success; for diff and explain: in sync
 * 1: diff/explain: changes needed or drift found; check: findings; release: a hand-back was refused; sync: some Services failed while others synced
@@ -37,18 +41,23 @@ const exitCodeHelp = `Exit codes:
 * 5: the slices kept changing during sync and retries ran out
 * 130: interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`
 
-// ExitError carries an exit code with its message.
-type ExitError struct {
+// Error carries an exit code with its message.
+type Error struct {
 	Code int
 	Err  error
 }
 
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
 
-func usageError(format string, a ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
+// Usagef is a usage error (exit 2): bad input, found before any request.
+func Usagef(format string, a ...any) error {
+	return &Error{Code: Usage, Err: fmt.Errorf(format, a...)}
 }
+
+// ErrPrinted marks an error whose message was already shown: main prints
+// nothing more and exits with its code.
+var ErrPrinted = errors.New("")
 
 // InterruptedError is the cause of a command context cancelled by a signal:
 // main sets it, and whatever error a command then returns is reported as the
@@ -60,9 +69,9 @@ func (e *InterruptedError) Error() string { return "interrupted" }
 // Code is the shell's convention: 128 + the signal number.
 func (e *InterruptedError) Code() int { return 128 + int(e.Signal) }
 
-// interrupted is the error for work stopped because ctx ended: the signal
+// FromSignal is the error for work stopped because ctx ended: the signal
 // main recorded, or a plain interrupt.
-func interrupted(ctx context.Context) error {
+func FromSignal(ctx context.Context) error {
 	var ie *InterruptedError
 	if errors.As(context.Cause(ctx), &ie) {
 		return ie
@@ -82,23 +91,23 @@ func InterruptWins(ctx context.Context, err error) error {
 	return err
 }
 
-// ExitCode maps an error to the documented exit code.
-func ExitCode(err error) int {
+// Code maps an error to the documented exit code.
+func Code(err error) int {
 	if err == nil {
-		return ExitOK
+		return OK
 	}
 	var ie *InterruptedError
 	if errors.As(err, &ie) {
 		return ie.Code()
 	}
-	var ee *ExitError
+	var ee *Error
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
 	// cobra's own complaints about the command line.
 	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument"} {
 		if strings.HasPrefix(err.Error(), p) {
-			return ExitUsage
+			return Usage
 		}
 	}
 	return classify(err)
@@ -108,24 +117,24 @@ func classify(err error) int {
 	var nt *apply.NamespaceTerminatingError
 	switch {
 	case errors.Is(err, apply.ErrConflict):
-		return ExitConflicts
+		return Conflicts
 	case errors.As(err, &nt):
-		return ExitAPI
+		return API
 	case apierrors.IsNotFound(err):
-		return ExitNotFound
+		return NotFound
 	}
-	return ExitAPI
+	return API
 }
 
-// describe turns an error about one Service into the one line a user sees:
+// Describe turns an error about one Service into the one line a user sees:
 // what failed, on which object, and what to do.
-func describe(ns, name string, err error) error {
-	obj := fmt.Sprintf("service %s/%s", ns, name)
+func Describe(ns, name string, err error) error {
+	obj := fmt.Sprintf("service %s/%s", Quote(ns), Quote(name))
 	switch {
 	case name == "" && ns == "":
 		obj = "services in all namespaces"
 	case name == "":
-		obj = "services in namespace " + ns
+		obj = "services in namespace " + Quote(ns)
 	}
 	var nt *apply.NamespaceTerminatingError
 	var status apierrors.APIStatus
@@ -133,15 +142,15 @@ func describe(ns, name string, err error) error {
 	case errors.Is(err, context.Canceled):
 		return &InterruptedError{Signal: syscall.SIGINT}
 	case errors.As(err, &nt):
-		return &ExitError{ExitAPI, fmt.Errorf("%s: namespace %s is terminating: no EndpointSlices can be created in it", obj, ns)}
+		return &Error{API, fmt.Errorf("%s: namespace %s is terminating: no EndpointSlices can be created in it", obj, ns)}
 	case errors.Is(err, apply.ErrConflict):
-		return &ExitError{ExitConflicts, fmt.Errorf("%s: its EndpointSlices kept changing while syncing (is another controller writing them?); run again", obj)}
+		return &Error{Conflicts, fmt.Errorf("%s: its EndpointSlices kept changing while syncing (is another controller writing them?); run again", obj)}
 	case apierrors.IsNotFound(err):
-		return &ExitError{ExitNotFound, fmt.Errorf("%s not found: check the name and the namespace (-n NAMESPACE; kubectl get services -A lists every namespace's)", obj)}
+		return &Error{NotFound, fmt.Errorf("%s not found: check the name and the namespace (-n NAMESPACE; kubectl get services -A lists every namespace's)", obj)}
 	case apierrors.IsForbidden(err) && errors.As(err, &status) && !rbacDenial(status.Status().Message):
 		// Refused by admission (a webhook such as our own EndpointSlice
 		// guard, a quota), not by RBAC: its message says why and what to do.
-		return &ExitError{ExitAPI, fmt.Errorf("%s: refused by the API server: %s", obj, status.Status().Message)}
+		return &Error{API, fmt.Errorf("%s: refused by the API server: %s", obj, status.Status().Message)}
 	case apierrors.IsForbidden(err) && errors.As(err, &status):
 		d := status.Status().Details
 		what := "the request"
@@ -152,12 +161,16 @@ func describe(ns, name string, err error) error {
 			}
 		}
 		verb := forbiddenVerb(status.Status().Message)
-		return &ExitError{ExitAPI, fmt.Errorf("%s: forbidden: cannot %s %s in namespace %s; ask for RBAC that allows it (kubectl auth can-i %s %s -n %s)",
-			obj, verb, what, ns, verb, what, ns)}
+		where, scope := "in namespace "+ns, "-n "+ns
+		if ns == "" {
+			where, scope = "in all namespaces", "-A"
+		}
+		return &Error{API, fmt.Errorf("%s: forbidden: cannot %s %s %s; ask for RBAC that allows it (kubectl auth can-i %s %s %s)",
+			obj, verb, what, where, verb, what, scope)}
 	case isUnreachable(err):
-		return &ExitError{ExitAPI, fmt.Errorf("%s: %s", obj, unreachable(err))}
+		return &Error{API, fmt.Errorf("%s: %s", obj, unreachable(err))}
 	}
-	return &ExitError{classify(err), fmt.Errorf("%s: %w", obj, err)}
+	return &Error{classify(err), fmt.Errorf("%s: %w", obj, err)}
 }
 
 // rbacDenial tells the authorizer's Forbidden (`User "u" cannot create
@@ -209,6 +222,15 @@ func serverOf(err error) string {
 		return ""
 	}
 	return u.Host
+}
+
+// Quote is s as it is when it is plain printable text, else Go-quoted, so
+// that an error naming it stays one line whatever the name holds.
+func Quote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func rootCause(err error) error {

@@ -1,4 +1,4 @@
-package cmd
+package deploy
 
 import (
 	"crypto/x509"
@@ -11,7 +11,7 @@ import (
 // The generated serving certificate verifies against the caBundle for the
 // webhook Service's DNS names.
 func TestSelfSignedTLS(t *testing.T) {
-	tls, err := selfSignedTLS("ops")
+	tls, err := SelfSignedTLS("ops")
 	if err != nil {
 		t.Fatal(err)
 	}

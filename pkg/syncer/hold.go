@@ -1,4 +1,4 @@
-package cmd
+package syncer
 
 import (
 	"fmt"
@@ -7,16 +7,12 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// holdFunc decides, before sync writes a Service's plan, whether to write
-// nothing; see syncer.Options.Hold.
-type holdFunc = func(in reconcile.Input, plan *reconcile.Plan) string
-
-// holdWhereCurrent keeps sync from writing where nothing is broken: when
+// HoldWhereCurrent is an Options.Hold that keeps sync from writing where nothing is broken: when
 // kube-controller-manager's own slices for the Service exist and publish
 // exactly the desired endpoints, slices of ours would only duplicate them
 // and, once stale, disagree with them (kube-proxy then picks between the two
 // at random). With ours already present it points to release.
-func holdWhereCurrent(managedBy string) holdFunc {
+func HoldWhereCurrent(managedBy string) func(in reconcile.Input, plan *reconcile.Plan) string {
 	return func(in reconcile.Input, plan *reconcile.Plan) string {
 		if !plan.Service.Planned() {
 			return ""

@@ -1,4 +1,4 @@
-package cmd
+package help
 
 import (
 	"bytes"
@@ -73,8 +73,8 @@ func (h kubectlHelp) usage(c *cobra.Command) error {
 	return err
 }
 
-// optionsUsage is OptionsUsageTemplate: the flags every command inherits.
-func optionsUsage(c *cobra.Command) error {
+// OptionsUsage is OptionsUsageTemplate: the flags every command inherits.
+func OptionsUsage(c *cobra.Command) error {
 	if !c.HasInheritedFlags() {
 		return nil
 	}
@@ -174,3 +174,22 @@ func flagsUsages(flags *pflag.FlagSet) string {
 }
 
 func trimRight(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
+
+// Setup gives the command tree kubectl's help: long descriptions and
+// examples normalised by kubectl's templates, command groups, each command's
+// own flags under "Options:", and the global flags (connection flags, -v,
+// --color, ...) listed once by `kubectl slices options` instead of under
+// every command. It runs after every command is added, so commands and
+// flags added later follow the same conventions without extra wiring.
+func Setup(root *cobra.Command, groups templates.CommandGroups) {
+	templates.NormalizeAll(root)
+	h := kubectlHelp{root: root, groups: groups}
+	root.SilenceUsage = true
+	root.SetUsageFunc(h.usage)
+	root.SetHelpFunc(h.help)
+	if !root.Runnable() {
+		// As kubectl: the bare command prints its help, which then also
+		// shows the usage line and the pointer to "options".
+		root.Run = func(c *cobra.Command, _ []string) { _ = c.Help() }
+	}
+}

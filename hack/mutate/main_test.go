@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A mutant names the packages whose tests must kill it, or none (the -pkg
+// default then applies); -only refuses a name the list lacks.
+func TestParseAndSelect(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mutants.txt")
+	if err := os.WriteFile(path, []byte(`# comment
+== planner
+# no test line
+file: pkg/reconcile/a.go
+- 	a := 1
++ 	a := 2
+
+== writer
+file: pkg/apply/apply.go
+test: ./pkg/apply ./pkg/syncer
+- x
+- y
++ z
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []mutant{
+		{name: "planner", file: "pkg/reconcile/a.go", old: "\ta := 1", new: "\ta := 2"},
+		{name: "writer", file: "pkg/apply/apply.go", old: "x\ny", new: "z", pkgs: []string{"./pkg/apply", "./pkg/syncer"}},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(mutant{})); diff != "" {
+		t.Errorf("parse (-want +got):\n%s", diff)
+	}
+	if sel, err := selectMutants(got, []string{"writer"}); err != nil || len(sel) != 1 || sel[0].name != "writer" {
+		t.Errorf("select writer: %v %v", sel, err)
+	}
+	if _, err := selectMutants(got, []string{"writer", "typo"}); err == nil {
+		t.Error("an unknown name was not refused")
+	}
+}

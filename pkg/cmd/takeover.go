@@ -1,0 +1,37 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
+)
+
+// refuseTakeover runs lifecycle.CheckTakeover over the run's scope (-n's
+// namespace, or every one with -A) before anything is written. A refusal is
+// a usage error (exit 2), as forceNeeded's: the flags name another tool's
+// value, and --force is the answer.
+func (o *RootOptions) refuseTakeover(ctx context.Context, client kubernetes.Interface, managedBy, fieldManager string) error {
+	ns := metav1.NamespaceAll
+	if !o.AllNamespaces {
+		var err error
+		if ns, err = o.Namespace(); err != nil {
+			return err
+		}
+	}
+	err := lifecycle.CheckTakeover(ctx, client, ns, managedBy, fieldManager)
+	var te *lifecycle.TakeoverError
+	switch {
+	case errors.As(err, &te):
+		return &exit.Error{Code: exit.Usage, Err: te}
+	case err != nil && ctx.Err() != nil:
+		return exit.FromSignal(ctx)
+	case err != nil:
+		return &exit.Error{Code: exit.Code(err), Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+
+	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// checkMirrored judges a Service without selector from its mirror plan
+// (pkg/mirror): the plan says what a sync would write, so a plan that is not
+// in sync is a finding, as for any other Service.
+//   - ours exist and a sync would change them: Stale (the Endpoints object
+//     changed while nothing ran, or some of ours went missing);
+//   - no slice of any manager although the Endpoints object lists
+//     addresses: NoSlices (the mirroring controller is likely down); with
+//     none of ours but another manager's, nothing is judged;
+//   - the Endpoints object is gone (or asks not to be mirrored) and a sync
+//     would delete ours: Orphaned. prune leaves mirrored slices to sync,
+//     which deletes them as upstream's mirroring controller does.
+func checkMirrored(in checkInput, o Options) []Finding {
+	plan, svc := in.plan, in.in.Service
+	if plan.InSync() {
+		return nil
+	}
+	base := Finding{Namespace: svc.Namespace, Service: svc.Name, ManagedBy: []string{o.ManagedBy}, Slices: []string{}}
+	at := fmt.Sprintf("svc/%s -n %s", svc.Name, svc.Namespace)
+	f := base
+	f.Command = "kubectl slices sync " + at
+	ours := oursOf(plan)
+	switch {
+	case plan.Service.Reason == mirror.NoEndpoints || plan.Service.Reason == mirror.SkipMirror:
+		if len(plan.Delete) == 0 {
+			return nil
+		}
+		f.Kind, f.Slices = FindingOrphaned, names(plan.Delete)
+		f.Message = "our mirrored slices outlive what they mirror: " + plan.Service.Message
+	case plan.Service.Reason != reconcile.ServiceMirrored:
+		return nil
+	case len(liveSlices(in.in.Slices)) == 0:
+		f.Kind, f.ManagedBy = FindingNoSlices, []string{}
+		f.Message = fmt.Sprintf("no EndpointSlices at all although %s: kube-controller-manager's mirroring controller is likely down",
+			strings.TrimPrefix(plan.Service.Message, "endpoints are mirrored from "))
+	case len(ours) == 0:
+		// Another manager (the mirroring controller) publishes it: only
+		// our own slices are judged against the Endpoints object.
+		return nil
+	default:
+		f.Kind, f.Slices = FindingStale, ours
+		f.Message = fmt.Sprintf("our mirrored slices are stale against their Endpoints object (%s to create, %s to update, %s to delete): %s",
+			english.Plural(len(plan.Create), "slice", "slices"), english.Plural(len(plan.Update), "slice", "slices"), english.Plural(len(plan.Delete), "slice", "slices"), plan.Service.Message)
+	}
+	return []Finding{f}
+}
+
+// checkInput is what checkMirrored judges.
+type checkInput struct {
+	in   reconcile.Input
+	plan *reconcile.Plan
+}
+
+// oursOf names our live slices a plan touches or keeps.
+func oursOf(plan *reconcile.Plan) []string {
+	var all []*discovery.EndpointSlice
+	all = append(all, plan.Unchanged...)
+	all = append(all, plan.Update...)
+	all = append(all, plan.Delete...)
+	return names(all)
+}

@@ -1,0 +1,103 @@
+package syncer
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+func namingClient(objs ...runtime.Object) *fake.Clientset {
+	client := fake.NewClientset(objs...)
+	n := 0
+	client.PrependReactor("create", "endpointslices", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if s := a.(k8stesting.CreateAction).GetObject().(*discovery.EndpointSlice); s.Name == "" {
+			n++
+			s.Name = fmt.Sprintf("%s%d", s.GenerateName, n)
+		}
+		return false, nil, nil
+	})
+	return client
+}
+
+func labelsOf(t *testing.T, client *fake.Clientset) string {
+	t.Helper()
+	list, err := client.DiscoveryV1().EndpointSlices("shop").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range list.Items {
+		out = append(out, s.Labels[discovery.LabelManagedBy])
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+// Under a controller's own value each kind of slice carries its own
+// controller's value; under any other value both carry the value given.
+func TestSyncManagedByPerKind(t *testing.T) {
+	ctx := context.Background()
+	withSelector := testService()
+	mirrored := testService()
+	mirrored.Name, mirrored.Spec.Selector = "ext", nil
+	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "ext", Namespace: "shop"},
+		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.9.0.1"}}, Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}}}
+	for _, tc := range []struct {
+		value, want string
+	}{
+		{reconcile.ControllerManagedBy, reconcile.ControllerManagedBy + "," + reconcile.MirroringManagedBy},
+		{reconcile.MirroringManagedBy, reconcile.ControllerManagedBy + "," + reconcile.MirroringManagedBy},
+		{reconcile.DefaultManagedBy, reconcile.DefaultManagedBy + "," + reconcile.DefaultManagedBy},
+		{"mesh.example.io", "mesh.example.io,mesh.example.io"},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			// No Pods: the selector Service gets its placeholder slice.
+			client := namingClient(withSelector, mirrored, ep)
+			po := reconcile.DefaultOptions()
+			po.ManagedBy = tc.value
+			for _, svc := range []*corev1.Service{withSelector, mirrored} {
+				out := Sync(ctx, cluster.Reader{Client: client}, client.DiscoveryV1(), svc, Options{Plan: po,
+					Planner: MirroringPlanner(GetEndpoints(client)), Write: &apply.Options{ManagedBy: tc.value, Workers: 1}})
+				if out.Err != nil {
+					t.Fatalf("%s: %v", svc.Name, out.Err)
+				}
+			}
+			if got := labelsOf(t, client); got != tc.want {
+				t.Errorf("managed-by values %s, want %s", got, tc.want)
+			}
+			// A second run finds them its own: nothing to write.
+			for _, svc := range []*corev1.Service{withSelector, mirrored} {
+				out := Sync(ctx, cluster.Reader{Client: client}, client.DiscoveryV1(), svc, Options{Plan: po,
+					Planner: MirroringPlanner(GetEndpoints(client)), Write: &apply.Options{ManagedBy: tc.value, Workers: 1}})
+				if out.Err != nil || out.Result.Writes() != 0 {
+					t.Errorf("%s resync: %d writes, %v", svc.Name, out.Result.Writes(), out.Err)
+				}
+			}
+			// DeleteAll removes both kinds under a controller's value.
+			list, _ := client.DiscoveryV1().EndpointSlices("shop").List(ctx, metav1.ListOptions{})
+			var all []*discovery.EndpointSlice
+			for i := range list.Items {
+				all = append(all, &list.Items[i])
+			}
+			if _, err := DeleteAll(ctx, client.DiscoveryV1(), "shop", all, apply.Options{ManagedBy: tc.value, Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if got := labelsOf(t, client); got != "" {
+				t.Errorf("left %s after DeleteAll", got)
+			}
+		})
+	}
+}
