@@ -22,6 +22,7 @@ func TestStandbyFlagErrors(t *testing.T) {
 		{append(w, "--handback-hold", "3s"), "add --standby"},
 		{append(w, "--standby", "--takeover-after", "0s"), "--takeover-after must be positive"},
 		{append(w, "--standby", "--handback-hold", "-1s"), "--handback-hold not negative"},
+		{append(w, "--standby", "--managed-by", "endpointslice-controller.k8s.io", "--force"), "is its own value"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
 
@@ -64,6 +65,9 @@ func (o *SyncOptions) validateWatch() error {
 	}
 	if w.Standby && !w.Watch {
 		return exit.Usagef("--standby stands by beside kube-controller-manager in the watch loop: add --watch")
+	}
+	if w.Standby && len(reconcile.OurValues(o.Plan.ManagedBy)) > 1 {
+		return exit.Usagef("--standby stands by beside kube-controller-manager, and --managed-by %s is its own value: drop one of them", o.Plan.ManagedBy)
 	}
 	if !w.Watch {
 		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" {
