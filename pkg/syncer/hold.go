@@ -3,6 +3,7 @@ package syncer
 import (
 	"fmt"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -25,15 +26,8 @@ func HoldWhereCurrent(managedBy string) func(in reconcile.Input, plan *reconcile
 		msg := fmt.Sprintf("kube-controller-manager publishes svc/%s correctly: nothing written (--force writes anyway)", svc.Name)
 		if len(hb.Ours) > 0 {
 			msg += fmt.Sprintf("; %s of ours duplicate its: hand them back with kubectl slices release svc/%s -n %s",
-				countNoun(len(hb.Ours), "slice", "slices"), svc.Name, svc.Namespace)
+				english.Plural(len(hb.Ours), "slice", "slices"), svc.Name, svc.Namespace)
 		}
 		return msg
 	}
-}
-
-func countNoun(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
