@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -142,25 +143,25 @@ func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix s
 // once it is named (svc/NAME, NAME or svc NAME). explain checks its
 // arguments itself, for one-line errors, so cobra's argument validator in
 // completeServices cannot tell.
-func (o *RootOptions) completeOneService(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if names, err := normalizeArgs(args); err == nil && len(names) > 0 {
+func (o *RootOptions) completeOneService(c *cobra.Command, argv []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if names, err := args.Services(argv); err == nil && len(names) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return o.completeServices(c, args, prefix)
+	return o.completeServices(c, argv, prefix)
 }
 
 // serviceCandidates turns the namespace's Service names into completions of
 // prefix, given the arguments already on the command line.
-func serviceCandidates(names, args []string, prefix string) []string {
+func serviceCandidates(names, argv []string, prefix string) []string {
 	given := map[string]bool{}
-	if norm, err := normalizeArgs(args); err == nil {
+	if norm, err := args.Services(argv); err == nil {
 		for _, n := range norm {
 			given[n] = true
 		}
 	}
-	bare := len(args) > 0 && serviceTypes[strings.ToLower(args[0])]
+	bare := len(argv) > 0 && args.IsServiceType(argv[0])
 	typ, _, typed := strings.Cut(prefix, "/")
-	if typed && !serviceTypes[strings.ToLower(typ)] {
+	if typed && !args.IsServiceType(typ) {
 		return nil
 	}
 	var out []string

@@ -3,12 +3,12 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
@@ -80,10 +80,10 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
 // Complete normalises the argument, named as sync names Services (svc/NAME,
 // NAME, svc NAME), and resolves the namespace.
-func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
-	if len(args) > 1 || (len(args) == 1 && !serviceTypes[strings.ToLower(args[0])]) {
+func (o *ExplainOptions) Complete(_ *cobra.Command, argv []string) error {
+	if len(argv) > 1 || (len(argv) == 1 && !args.IsServiceType(argv[0])) {
 		var err error
-		if o.names, err = normalizeArgs(args); err != nil {
+		if o.names, err = args.Services(argv); err != nil {
 			return err
 		}
 	}
