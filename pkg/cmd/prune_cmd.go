@@ -113,7 +113,7 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}
-	suffix := dryRunSuffix(o.DryRun)
+	suffix := printers.DryRunSuffix(o.DryRun)
 	var res apply.Result
 	if len(orphans) > 0 {
 		printers.Orphans(o.Out, st, orphans)

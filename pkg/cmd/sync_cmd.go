@@ -176,7 +176,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		summaryOut, style = o.ErrOut, errStyle
 	}
-	printers.Summary(summaryOut, style, runs, dryRunName(o.DryRun))
+	printers.Summary(summaryOut, style, runs, printers.DryRunName(o.DryRun))
 	final := runs
 	if o.WithEndpoints && interrupted == nil {
 		final = o.syncEndpoints(ctx, client, runs, *write, summaryOut, style, errStyle)
@@ -185,7 +185,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	// Endpoints failure was said on its own line.
 	printers.Failures(o.ErrOut, errStyle, runs)
 	if o.Output != "" {
-		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {
+		if err := printers.Objects(o.Out, o.Output, printers.DryRunSuffix(o.DryRun), written); err != nil {
 			return err
 		}
 	}
@@ -205,29 +205,11 @@ func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Inter
 			continue
 		}
 		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
-		printers.Endpoints(w, st, run.Namespace, run.Name, er, dryRunName(o.DryRun))
+		printers.Endpoints(w, st, run.Namespace, run.Name, er, printers.DryRunName(o.DryRun))
 		if er.Err != nil {
 			runs[i].Err = exit.Describe(svc.Namespace, svc.Name, er.Err)
 			fmt.Fprintf(o.ErrOut, "%s %v\n", errSt.Red("error:"), runs[i].Err)
 		}
 	}
 	return runs
-}
-
-// dryRunName is how printers name a dry run: "" when writing.
-func dryRunName(d apply.DryRun) string {
-	if d == apply.DryRunNone {
-		return ""
-	}
-	return string(d)
-}
-
-func dryRunSuffix(d apply.DryRun) string {
-	switch d {
-	case apply.DryRunClient:
-		return " (dry run)"
-	case apply.DryRunServer:
-		return " (server dry run)"
-	}
-	return ""
 }
