@@ -49,7 +49,7 @@ Cluster mode (the default): the Namespace kubectl-slices, labelled to enforce th
 restricted Pod Security Standard (with -n, an existing namespace is used as it is), a
 ServiceAccount, a ClusterRole and its
 binding, a Role for the leader-election Lease, a Deployment running
-"kubectl-slices sync --watch --all -A --leader-elect" (2 replicas, probes on /healthz and
+"kubectl-slices sync --watch --standby --all -A --leader-elect" (2 replicas, probes on /healthz and
 /readyz, resources, a pod security context that passes the restricted standard) and a
 PodDisruptionBudget.
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -152,7 +153,8 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted})
+	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted,
+		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service)})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)
 	} else {

@@ -17,6 +17,8 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
 
 // WatchFlags are sync's --watch flags.
@@ -25,13 +27,28 @@ type WatchFlags struct {
 	BatchPeriod     time.Duration
 	SummaryInterval time.Duration
 	Workers         int
+	// Standby: write a Service's slices only once kube-controller-manager
+	// has failed it for TakeoverAfter; hand them back after HandbackHold.
+	Standby       bool
+	TakeoverAfter time.Duration
+	HandbackHold  time.Duration
 }
+
+// Defaults of --takeover-after and --handback-hold; the README explains the
+// threshold from measurements of the controller's lag under churn.
+const (
+	defaultTakeoverAfter = 5 * time.Second
+	defaultHandbackHold  = 30 * time.Second
+)
 
 func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 	cmd.Flags().BoolVarP(&w.Watch, "watch", "w", false, "Keep the slices current until interrupted, as the controller would (one line per write)")
 	cmd.Flags().DurationVar(&w.BatchPeriod, "batch-period", 0, "With --watch: wait this long after a Pod change before syncing its Services, to write churn once (as kube-controller-manager's --endpointslice-updates-batch-period)")
 	cmd.Flags().DurationVar(&w.SummaryInterval, "summary-interval", time.Minute, "With --watch: print a summary line this often (0 for never)")
 	cmd.Flags().IntVar(&w.Workers, "concurrent-syncs", 5, "With --watch: Services synced at once (as kube-controller-manager's --concurrent-service-endpoint-syncs)")
+	cmd.Flags().BoolVar(&w.Standby, "standby", false, "With --watch: stand by beside kube-controller-manager; write a Service's slices only once the controller has failed it for --takeover-after, and hand them back when it recovers")
+	cmd.Flags().DurationVar(&w.TakeoverAfter, "takeover-after", defaultTakeoverAfter, "With --standby: how long the controller's slices may differ from the desired ones, from the change that caused it, before ours are written")
+	cmd.Flags().DurationVar(&w.HandbackHold, "handback-hold", defaultHandbackHold, "With --standby: how long the controller's slices must stay current before ours are deleted")
 }
 
 func (o *SyncOptions) validateWatch() error {
@@ -42,6 +59,15 @@ func (o *SyncOptions) validateWatch() error {
 	}
 	if err := validateLeader(changed, o.Leader, w.Watch); err != nil {
 		return err
+	}
+	if (changed("takeover-after") || changed("handback-hold")) && !w.Standby {
+		return exit.Usagef("--takeover-after and --handback-hold tune --standby: add --standby")
+	}
+	if w.Standby && !w.Watch {
+		return exit.Usagef("--standby stands by beside kube-controller-manager in the watch loop: add --watch")
+	}
+	if w.Standby && len(reconcile.OurValues(o.Plan.ManagedBy)) > 1 {
+		return exit.Usagef("--standby stands by beside kube-controller-manager, and --managed-by %s is its own value: drop one of them", o.Plan.ManagedBy)
 	}
 	if !w.Watch {
 		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" {
@@ -61,6 +87,8 @@ func (o *SyncOptions) validateWatch() error {
 		return exit.Usagef("--batch-period and --summary-interval must not be negative")
 	case w.Workers < 1:
 		return exit.Usagef("--concurrent-syncs must be at least 1")
+	case w.Standby && (w.TakeoverAfter <= 0 || w.HandbackHold < 0):
+		return exit.Usagef("--takeover-after must be positive and --handback-hold not negative")
 	}
 	return nil
 }
@@ -95,6 +123,9 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	}
 	if o.AllNamespaces {
 		opts.Namespace = metav1.NamespaceAll
+	}
+	if o.WatchFlags.Standby {
+		opts.Standby = &standby.Config{TakeoverAfter: o.WatchFlags.TakeoverAfter, HandbackHold: o.WatchFlags.HandbackHold, ManagedBy: o.Plan.ManagedBy}
 	}
 	if len(o.Targets.names) > 0 {
 		opts.Names = map[string]bool{}

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -61,6 +62,11 @@ type Options struct {
 	// slices kubectl-slices did not write: the cache holds no managedFields,
 	// so it reads them itself).
 	BeforeWrites func(context.Context) error
+	// Standby, when not nil, stands by beside kube-controller-manager: a
+	// Service's slices are written only once the controller has failed it
+	// for Standby.TakeoverAfter, and handed back when it recovers
+	// (pkg/standby).
+	Standby *standby.Config
 }
 
 // Controller keeps the selected Services' slices current.
@@ -76,6 +82,8 @@ type Controller struct {
 
 	mu       sync.Mutex
 	handback map[string]bool // Services whose controller slices were said current
+	standby  map[string]standby.Memory
+	now      func() time.Time
 
 	infs   *cluster.Informers
 	health health
@@ -111,6 +119,8 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 		trigger:  syncer.NewTracker(),
 		report:   opts.Report,
 		handback: map[string]bool{},
+		standby:  map[string]standby.Memory{},
+		now:      time.Now,
 	}
 	if err := ctrl.register(infs); err != nil {
 		return nil, err
@@ -250,7 +260,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	// One trigger time per sync, however many attempts it takes.
 	var trig *time.Time
-	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, syncer.Options{
+	opts := syncer.Options{
 		Plan: c.opts.Plan, Write: &c.opts.Write, Retry: c.reader, DeleteUnplanned: true,
 		// Selectorless Services are mirrored from the cached Endpoints.
 		Planner: syncer.MirroringPlanner(c.cache.EndpointsOf),
@@ -261,7 +271,18 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			}
 			return *trig
 		},
-	})
+	}
+	var sb *standbySync
+	if c.opts.Standby != nil {
+		sb = &standbySync{c: c, key: key}
+		opts.Hold = sb.hold(func() time.Time {
+			if trig == nil {
+				return time.Time{}
+			}
+			return *trig
+		})
+	}
+	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, opts)
 	// Before record: what we last wrote tells a hand edit from our own.
 	restored := map[string]bool{}
 	for _, u := range out.Result.Updated {
@@ -271,11 +292,19 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	c.record(out.Result)
 	c.observe(key, svc, out)
+	// A takeover is said before the writes it made.
+	var standbyErr error
+	if sb != nil {
+		standbyErr = sb.commit(ctx, out)
+	}
 	if out.Result.Writes() > 0 {
 		c.report.Write(key, out.Plan, out.Result, restored)
 	}
-	if out.Err == nil && out.Plan != nil {
+	if sb == nil && out.Err == nil && out.Plan != nil {
 		c.sayHandback(key, out.Plan)
+	}
+	if standbyErr != nil && out.Err == nil {
+		return standbyErr
 	}
 	if out.Err == nil && c.opts.WithEndpoints && out.Held == "" && out.Input.Service != nil {
 		return c.syncEndpoints(ctx, key, out.Input.Service, out.Input.Pods)
@@ -290,6 +319,7 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 		return errStale // a slice we just created may not be in the cache yet
 	}
 	c.trigger.Forget(ns, name)
+	c.forgetStandby(key)
 	if c.opts.WithEndpoints {
 		if err := c.removeEndpoints(ctx, key, ns, name); err != nil {
 			return err

@@ -14,6 +14,15 @@
 // it leads, and Options.Abort cuts writes in flight when the lease is lost.
 // Failed syncs are Warning events on the Service, as upstream records them.
 //
+// Standby mode (Options.Standby, standby.go) asks pkg/standby, from
+// syncer's Hold hook, whether to write at all: nothing while
+// kube-controller-manager's slices are current or have differed for less
+// than the threshold (the Service is requeued for when it will have
+// passed), ours while it fails the Service, and ours deleted once its
+// slices have been current for the hold. Every change to the controller's
+// slices queues the Service at once, to see it catch up and measure its
+// lag.
+//
 // Each sync re-plans the whole Service from the cache, as upstream does;
 // planning only the Pods that changed would cost less, and is not done (the
 // README's Performance section has the measured figures and where the time

@@ -190,6 +190,8 @@ func (c *Controller) onSliceAdd(obj any) {
 	switch {
 	case c.isOurs(s) && c.slices.ShouldSync(s):
 		c.queueForSlice(s, c.opts.BatchPeriod)
+	case !c.isOurs(s) && c.watchesController(s):
+		c.queueForSlice(s, c.opts.BatchPeriod)
 	case !c.isOurs(s) && c.watchingHandback(s):
 		c.queueForSlice(s, time.Second)
 	}
@@ -213,14 +215,20 @@ func (c *Controller) onSliceUpdate(oldObj, newObj any) {
 		c.queueForSlice(n, c.opts.BatchPeriod)
 	case c.isOurs(n) && c.slices.ShouldSync(n):
 		c.queueForSlice(n, c.opts.BatchPeriod)
+	case !c.isOurs(n) && c.watchesController(n):
+		c.queueForSlice(n, c.opts.BatchPeriod)
 	case !c.isOurs(n) && c.watchingHandback(n):
 		c.queueForSlice(n, time.Second)
 	}
 }
 
-// onSliceDelete: a slice of ours deleted by someone else is put back.
+// onSliceDelete: a slice of ours deleted by someone else is put back; in
+// standby mode a controller's slice deleted is a difference to date.
 func (c *Controller) onSliceDelete(obj any) {
 	s, ok := untomb(obj).(*discovery.EndpointSlice)
+	if ok && !c.isOurs(s) && c.watchesController(s) {
+		c.queueForSlice(s, c.opts.BatchPeriod)
+	}
 	if !ok || !c.isOurs(s) {
 		return
 	}

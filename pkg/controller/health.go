@@ -115,6 +115,8 @@ func result(err error) string {
 func (c *Controller) observe(key string, svc *corev1.Service, out syncer.Outcome) {
 	c.opts.Metrics.Wrote(out.Result)
 	switch {
+	case out.Err == nil && out.Held != "":
+		// Standing by: nothing of ours is planned to exist.
 	case out.Err == nil:
 		c.opts.Metrics.Planned(key, out.Plan, out.Result, c.opts.Plan.MaxEndpointsPerSlice)
 	case c.opts.Abort != nil && c.opts.Abort.Err() != nil:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
 
 // metricPrefix replaces upstream's endpoint_slice_controller subsystem
@@ -33,6 +34,9 @@ type Metrics struct {
 	lastSuccess                      prometheus.Gauge
 	isLeader                         prometheus.Gauge
 	handback                         prometheus.Gauge
+	states                           *prometheus.GaugeVec
+	takeovers, handbacks             prometheus.Counter
+	controllerLag                    prometheus.Histogram
 
 	mu         sync.Mutex
 	perService map[string]serviceCounts
@@ -73,9 +77,19 @@ func NewMetrics(queueDepth func() int) *Metrics {
 			Help: "1 while this process leads and writes; 0 while it stands by"}),
 		handback: prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "services_controller_current",
 			Help: "Number of Services whose kube-controller-manager slices exist and publish the same endpoints as ours (they can be handed back)"}),
+		states: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricPrefix + "standby_services",
+			Help: "With --standby: number of Services in each state (standby, serving, handing-back)"}, []string{"state"}),
+		takeovers: prometheus.NewCounter(prometheus.CounterOpts{Name: metricPrefix + "takeovers_total",
+			Help: "With --standby: Services taken over from kube-controller-manager after it failed them for --takeover-after"}),
+		handbacks: prometheus.NewCounter(prometheus.CounterOpts{Name: metricPrefix + "handbacks_total",
+			Help: "With --standby: Services handed back to kube-controller-manager (our slices deleted)"}),
+		controllerLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: metricPrefix + "controller_lag_seconds",
+			Help:    "With --standby: how old a difference between kube-controller-manager's slices and the desired ones was when its slices became current again, from the change that caused it",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10, 15, 30, 60, 120, 300, 600}}),
 	}
 	reg.MustRegister(m.endpointsAdded, m.endpointsRemoved, m.endpointsDesired, m.slicesDesired, m.numSlices,
-		m.slicesChanged, m.syncs, m.changes, m.lastSuccess, m.isLeader, m.handback)
+		m.slicesChanged, m.syncs, m.changes, m.lastSuccess, m.isLeader, m.handback,
+		m.states, m.takeovers, m.handbacks, m.controllerLag)
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPrefix + "last_successful_sync_age_seconds",
 		Help: "Seconds since the last successful Service sync (-1 before the first)"}, m.lastAge))
 	if queueDepth != nil {
@@ -90,7 +104,42 @@ func NewMetrics(queueDepth func() int) *Metrics {
 	for _, op := range []string{"create", "update", "delete"} {
 		m.changes.WithLabelValues(op)
 	}
+	for _, st := range standby.States {
+		m.states.WithLabelValues(string(st))
+	}
 	return m
+}
+
+// SetStates records how many Services are in each standby state.
+func (m *Metrics) SetStates(counts map[standby.State]int) {
+	if m == nil {
+		return
+	}
+	for _, st := range standby.States {
+		m.states.WithLabelValues(string(st)).Set(float64(counts[st]))
+	}
+}
+
+// TakenOver counts a takeover.
+func (m *Metrics) TakenOver() {
+	if m != nil {
+		m.takeovers.Inc()
+	}
+}
+
+// HandedBack counts a hand-back.
+func (m *Metrics) HandedBack() {
+	if m != nil {
+		m.handbacks.Inc()
+	}
+}
+
+// ControllerLag records how old a difference was when the controller
+// closed it.
+func (m *Metrics) ControllerLag(d time.Duration) {
+	if m != nil {
+		m.controllerLag.Observe(d.Seconds())
+	}
 }
 
 func (m *Metrics) lastAge() float64 {

@@ -60,6 +60,12 @@ func newController(t *testing.T, client *fake.Clientset, opts Options) *Controll
 // allowed(resource) and the informers started and synced, as Run does.
 func started(t *testing.T, allowed func(resource string) bool, objs ...runtime.Object) (*Controller, *fake.Clientset, *bytes.Buffer) {
 	t.Helper()
+	return startedWith(t, allowed, func(*Options) {}, objs...)
+}
+
+// startedWith is started with options changed by tune.
+func startedWith(t *testing.T, allowed func(resource string) bool, tune func(*Options), objs ...runtime.Object) (*Controller, *fake.Clientset, *bytes.Buffer) {
+	t.Helper()
 	client := fake.NewClientset(objs...)
 	client.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
@@ -79,8 +85,10 @@ func started(t *testing.T, allowed func(resource string) bool, objs ...runtime.O
 	})
 	var out bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
-	c := newController(t, client, Options{Namespace: testNS, Plan: reconcile.Options{ManagedBy: "test-manager", MaxEndpointsPerSlice: reconcile.DefaultMaxEndpointsPerSlice},
-		Write: apply.Options{ManagedBy: "test-manager", FieldManager: "test"}, Report: NewReporter(&out, &out, false)})
+	opts := Options{Namespace: testNS, Plan: reconcile.Options{ManagedBy: "test-manager", MaxEndpointsPerSlice: reconcile.DefaultMaxEndpointsPerSlice},
+		Write: apply.Options{ManagedBy: "test-manager", FieldManager: "test"}, Report: NewReporter(&out, &out, false)}
+	tune(&opts)
+	c := newController(t, client, opts)
 	c.infs.Start(ctx.Done())
 	t.Cleanup(c.infs.Shutdown)
 	t.Cleanup(cancel) // runs first: Shutdown waits for the informers to stop

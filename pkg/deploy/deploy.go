@@ -139,10 +139,11 @@ func meta(name, ns string, annotations map[string]string) metav1.ObjectMeta {
 }
 
 // Args is the loop's command line for a scope: every Service of the
-// cluster or of ns, with leader election on a Lease in ns, health and
-// metrics on port.
+// cluster or of ns, standing by beside kube-controller-manager (writing
+// only for the Services it fails), with leader election on a Lease in ns,
+// health and metrics on port.
 func Args(ns string, scope Scope, port int32) []string {
-	args := []string{"sync", "--watch", "--all"}
+	args := []string{"sync", "--watch", "--standby", "--all"}
 	if scope == Cluster {
 		args = append(args, "-A")
 	} else {

@@ -120,7 +120,7 @@ func TestClusterMode(t *testing.T) {
 	}
 	d := objs[6].(*appsv1.Deployment)
 	args := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
-	if args != "sync --watch --all -A --leader-elect --leader-elect-resource-name kubectl-slices --leader-elect-resource-namespace ops --health-addr=:8080" {
+	if args != "sync --watch --standby --all -A --leader-elect --leader-elect-resource-name kubectl-slices --leader-elect-resource-namespace ops --health-addr=:8080" {
 		t.Errorf("args %q", args)
 	}
 	if *d.Spec.Replicas != 2 {

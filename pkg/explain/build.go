@@ -3,6 +3,8 @@ package explain
 import (
 	"fmt"
 	"sort"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -20,6 +22,12 @@ type Options struct {
 	// Defaulted lists what was filled in on input read offline, as the
 	// API server would have (explain --local).
 	Defaulted []string
+	// Now, when set, is the time of the judgement: how long the
+	// controller has been behind is reported (ControllerBehind).
+	Now time.Time
+	// Endpoints is the Service's v1 Endpoints object, when read: one
+	// written by the Endpoints controller is judged (EndpointsDrift).
+	Endpoints *corev1.Endpoints
 }
 
 // Build explains a plan against the live slices it was made from.
@@ -44,6 +52,11 @@ func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 	}
 	r.InSync = len(r.Drift) == 0
 	r.Diagnosis = diagnose(svc, plan, r)
+	if b := ControllerBehind(in, plan, controllerOf(svc), o.Now); b != nil && !r.InSync {
+		r.ControllerBehind = b
+		r.Diagnosis.Summary = strings.TrimSuffix(r.Diagnosis.Summary, ".") + "; kube-controller-manager " + b.Text()
+	}
+	r.EndpointsDrift = controllerEndpointsDrift(in, o.Endpoints)
 	r.emptyLists()
 	return r
 }

@@ -2,11 +2,16 @@ package explain
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 // Finding kinds about the v1 Endpoints objects sync --with-endpoints writes.
@@ -101,4 +106,80 @@ func EndpointsFinding(plan *endpoints.Plan, managedBy string) *Finding {
 	return &Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: FindingStaleEndpoints, ManagedBy: []string{managedBy}, Slices: []string{},
 		Message: fmt.Sprintf("our Endpoints object is stale against the Pods (%d ready, %d not ready addresses due)", plan.Ready, plan.NotReady),
 		Command: fmt.Sprintf("kubectl slices sync svc/%s -n %s --with-endpoints", ep.Name, ep.Namespace)}
+}
+
+// EndpointsDrift: the Endpoints controller's own object lists addresses,
+// or their readiness, other than the Pods call for (the "Endpoints stuck
+// NotReady while the slices are right" reports). Reported only: the object
+// is not ours.
+const EndpointsDrift FindingKind = "EndpointsDrift"
+
+// ControllerEndpointsFinding judges kube-controller-manager's Endpoints
+// object against its plan (endpoints.Compute with the object as Live and
+// the controller's managed-by value): a finding when an address is
+// missing, extra or listed with the other readiness. Other differences
+// (ports, annotations) are not reported. nil when not the controller's.
+func ControllerEndpointsFinding(plan *endpoints.Plan) *Finding {
+	if plan == nil || plan.Desired == nil || plan.Live == nil || plan.Live.Labels[endpoints.LabelManagedBy] != endpoints.ControllerManagedBy {
+		return nil
+	}
+	have, want := addressReadiness(plan.Live), addressReadiness(plan.Desired)
+	var diffs []string
+	for _, ip := range slices.Sorted(maps.Keys(union(have, want))) {
+		h, inHave := have[ip]
+		w, inWant := want[ip]
+		switch {
+		case !inHave:
+			diffs = append(diffs, fmt.Sprintf("%s (%s) is missing", ip, readyWord(w)))
+		case !inWant:
+			diffs = append(diffs, fmt.Sprintf("%s is listed %s but no Pod calls for it", ip, readyWord(h)))
+		case h != w:
+			diffs = append(diffs, fmt.Sprintf("%s is listed %s, its Pod is %s", ip, readyWord(h), readyWord(w)))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	ep := plan.Live
+	shown := diffs
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(diffs)-3))
+	}
+	return &Finding{Namespace: ep.Namespace, Service: ep.Name, Kind: EndpointsDrift, ManagedBy: []string{endpoints.ControllerManagedBy}, Slices: []string{},
+		Message: fmt.Sprintf("kube-controller-manager's Endpoints object disagrees with the Pods in %s: %s (reported only: the object is not ours; consumers of v1 Endpoints see it, EndpointSlice consumers do not)",
+			english.Plural(len(diffs), "address", "addresses"), strings.Join(shown, "; ")),
+		Command: fmt.Sprintf("kubectl get endpoints %s -n %s -o yaml", ep.Name, ep.Namespace)}
+}
+
+// addressReadiness maps each address IP of an Endpoints object to whether
+// it is listed ready; an IP listed both ways counts as not ready.
+func addressReadiness(ep *corev1.Endpoints) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range ep.Subsets {
+		for _, a := range s.Addresses {
+			if _, seen := out[a.IP]; !seen {
+				out[a.IP] = true
+			}
+		}
+		for _, a := range s.NotReadyAddresses {
+			out[a.IP] = false
+		}
+	}
+	return out
+}
+
+// controllerEndpointsDrift is ControllerEndpointsFinding's message for
+// explain: "" when ep is nil, not the controller's, or agrees.
+func controllerEndpointsDrift(in reconcile.Input, ep *corev1.Endpoints) string {
+	if ep == nil || in.Service == nil {
+		return ""
+	}
+	plan, err := endpoints.Compute(endpoints.Input{Service: in.Service, Pods: in.Pods, Live: ep}, endpoints.Options{ManagedBy: endpoints.ControllerManagedBy})
+	if err != nil {
+		return ""
+	}
+	if f := ControllerEndpointsFinding(plan); f != nil {
+		return f.Message
+	}
+	return ""
 }

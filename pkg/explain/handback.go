@@ -125,9 +125,7 @@ func endpointViews(slices []*discovery.EndpointSlice) map[string][]endpointView 
 			if len(ports) > 0 {
 				label += " ports " + strings.Join(ports, ",")
 			}
-			fields := fmt.Sprintf("ready=%s serving=%s terminating=%s node=%s zone=%s", boolStr(e.Conditions.Ready),
-				boolStr(e.Conditions.Serving), boolStr(e.Conditions.Terminating), strPtr(e.NodeName), strPtr(e.Zone))
-			out[key] = append(out[key], endpointView{label: label, fields: fields})
+			out[key] = append(out[key], endpointView{label: label, fields: endpointFields(e)})
 		}
 	}
 	for _, vs := range out {

@@ -22,6 +22,12 @@ type Report struct {
 	Defaulted []string  `json:"defaulted"`
 	InSync    bool      `json:"inSync"`
 	Diagnosis Diagnosis `json:"diagnosis"`
+	// ControllerBehind, when kube-controller-manager's slices do not
+	// publish the desired endpoints, says since when and why.
+	ControllerBehind *Behind `json:"controllerBehind,omitempty"`
+	// EndpointsDrift, when the Endpoints controller's v1 Endpoints object
+	// disagrees with the Pods, says how (reported only: not ours).
+	EndpointsDrift string `json:"endpointsDrift,omitempty"`
 }
 
 // ServiceInfo describes the Service and whether slices are expected for it.

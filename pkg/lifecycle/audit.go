@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -58,9 +59,26 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	for _, ep := range eps {
 		epByKey[ep.Namespace+"/"+ep.Name] = ep
 	}
+	// The Endpoints controller's own objects, to report their drift
+	// (optional as ours: listed only when ours could be).
+	var theirs []*corev1.Endpoints
+	if eps != nil || err == nil {
+		theirs, err = ourEndpoints(ctx, client, namespace, endpoints.ControllerManagedBy)
+		switch {
+		case apierrors.IsForbidden(err):
+			theirs = nil
+		case err != nil:
+			return r, fmt.Errorf("list endpoints: %w", err)
+		}
+	}
+	controllerEp := map[string]*corev1.Endpoints{}
+	for _, ep := range theirs {
+		controllerEp[ep.Namespace+"/"+ep.Name] = ep
+	}
 	r.Endpoints = len(eps)
 	r.Services = len(svcs)
 	lookup, unreadable := endpointsOnce(client)
+	now := time.Now()
 	for _, obj := range c.Services.List() {
 		svc := obj.(*corev1.Service)
 		in, err := c.Load(ctx, svc)
@@ -73,9 +91,12 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 		if err != nil {
 			return r, fmt.Errorf("service %s/%s: %w", svc.Namespace, svc.Name, err)
 		}
-		eo := explain.Options{ManagedBy: syncer.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice}
+		eo := explain.Options{ManagedBy: syncer.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: now}
 		r.Findings = append(r.Findings, explain.CheckService(in, plan, eo)...)
 		if f := staleEndpoints(in, epByKey[svc.Namespace+"/"+svc.Name], opts.ManagedBy); f != nil {
+			r.Findings = append(r.Findings, *f)
+		}
+		if f := controllerEndpointsDrift(in, controllerEp[svc.Namespace+"/"+svc.Name]); f != nil {
 			r.Findings = append(r.Findings, *f)
 		}
 	}
@@ -111,6 +132,19 @@ func staleEndpoints(in reconcile.Input, ep *corev1.Endpoints, managedBy string) 
 		return nil
 	}
 	return explain.EndpointsFinding(plan, managedBy)
+}
+
+// controllerEndpointsDrift judges the Endpoints controller's object of a
+// Service against what its Pods call for.
+func controllerEndpointsDrift(in reconcile.Input, ep *corev1.Endpoints) *explain.Finding {
+	if ep == nil {
+		return nil
+	}
+	plan, err := endpoints.Compute(endpoints.Input{Service: in.Service, Pods: in.Pods, Live: ep}, endpoints.Options{ManagedBy: endpoints.ControllerManagedBy})
+	if err != nil {
+		return nil
+	}
+	return explain.ControllerEndpointsFinding(plan)
 }
 
 // endpointsOnce is a GET lookup that stops asking once the API server

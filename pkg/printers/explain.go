@@ -100,6 +100,9 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 		tw.Flush()
 	}
 
+	if r.EndpointsDrift != "" {
+		fmt.Fprintf(w, "\n%s %s\n", st.Yellow("Endpoints:"), r.EndpointsDrift)
+	}
 	verdict := st.Green("Diagnosis:")
 	if !r.InSync {
 		verdict = st.Red("Diagnosis:")

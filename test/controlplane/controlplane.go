@@ -259,6 +259,12 @@ func (cp *ControlPlane) StartControllerManager(ctx context.Context) error {
 // controllers (e.g. "endpointslice-mirroring-controller",
 // "endpoints-controller"). One runs at a time: StopControllerManager first.
 func (cp *ControlPlane) StartControllers(ctx context.Context, controllers ...string) error {
+	return cp.StartControllersWith(ctx, nil, controllers...)
+}
+
+// StartControllersWith is StartControllers with more flags for
+// kube-controller-manager (e.g. --endpointslice-updates-batch-period=2s).
+func (cp *ControlPlane) StartControllersWith(ctx context.Context, flags []string, controllers ...string) error {
 	if cp.kcm != nil && !cp.kcm.exited() {
 		return errors.New("kube-controller-manager is already running")
 	}
@@ -273,10 +279,10 @@ func (cp *ControlPlane) StartControllers(ctx context.Context, controllers ...str
 	if err != nil {
 		return err
 	}
-	cp.kcm, err = startProcess(cp.Dir, "kube-controller-manager", filepath.Join(cp.BinDir, "kube-controller-manager"),
-		"--kubeconfig", kc, "--controllers", strings.Join(controllers, ","), "--leader-elect=false",
+	args := append([]string{"--kubeconfig", kc, "--controllers", strings.Join(controllers, ","), "--leader-elect=false",
 		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
-		"--use-service-account-credentials=false", "--v=1")
+		"--use-service-account-credentials=false", "--v=1"}, flags...)
+	cp.kcm, err = startProcess(cp.Dir, "kube-controller-manager", filepath.Join(cp.BinDir, "kube-controller-manager"), args...)
 	if err != nil {
 		return err
 	}
@@ -290,6 +296,12 @@ func (cp *ControlPlane) StartControllers(ctx context.Context, controllers ...str
 // StopControllerManager stops kube-controller-manager, as an outage would.
 func (cp *ControlPlane) StopControllerManager() {
 	cp.kcm.stop(5 * time.Second)
+}
+
+// KillControllerManager kills kube-controller-manager with SIGKILL, as a
+// crash or an OOM kill would: nothing of it runs on.
+func (cp *ControlPlane) KillControllerManager() {
+	cp.kcm.stop(-1)
 }
 
 // StopAPIServer kills kube-apiserver (etcd keeps running), as a crash

@@ -50,12 +50,19 @@ func (p *process) exited() bool {
 	}
 }
 
-// stop sends SIGTERM to the process group, then SIGKILL after a grace period.
+// stop sends SIGTERM to the process group, then SIGKILL after a grace
+// period; a negative grace sends SIGKILL at once.
 func (p *process) stop(grace time.Duration) {
 	if p == nil || p.cmd.Process == nil {
 		return
 	}
 	pgid := -p.cmd.Process.Pid
+	if grace < 0 {
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-p.done
+		p.log.Close()
+		return
+	}
 	_ = syscall.Kill(pgid, syscall.SIGTERM)
 	select {
 	case <-p.done:

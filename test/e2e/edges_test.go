@@ -1,10 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -118,37 +114,7 @@ func TestWatchSigtermStopsWithinGrace(t *testing.T) {
 // SIGTERM while the caches fill (the API server never answers) exits 0:
 // a signal is how the loop is stopped.
 func TestWatchSigtermBeforeCachesFill(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan net.Conn, 64)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		for len(accepted) > 0 {
-			(<-accepted).Close()
-		}
-	})
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://%s", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u, namespace: shop}}]
-current-context: x
-`, l.Addr())
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, accepted := stalledServer(t)
 	w := startWatch(t, shared, kubeconfig, "sync", "--all", "--watch")
 	select {
 	case <-accepted:

@@ -3,11 +3,8 @@ package e2e
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,38 +13,7 @@ import (
 // Against an API server that accepts connections and never answers, Ctrl-C
 // stops sync, diff, explain and version within 2 s: exit 130 and one line.
 func TestInterruptStalledServer(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan net.Conn, 16)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				close(accepted)
-				return
-			}
-			accepted <- c
-		}
-	}()
-	defer func() {
-		l.Close()
-		for c := range accepted {
-			c.Close()
-		}
-	}()
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://%s", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: x, context: {cluster: c, user: u, namespace: shop}}]
-current-context: x
-`, l.Addr())
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig, accepted := stalledServer(t)
 
 	for _, args := range [][]string{{"sync", "svc/x"}, {"diff", "svc/x"}, {"explain", "svc/x"}, {"version"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
