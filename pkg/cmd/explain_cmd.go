@@ -180,16 +180,9 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 	if t.Err != nil {
 		return reconcile.Input{}, nil, exit.Describe(t.Namespace, t.Name, t.Err)
 	}
-	reader := cluster.Reader{Client: client}
-	in, err := reader.Load(ctx, t.Service)
+	in, nsPods, err := cluster.Reader{Client: client}.LoadNearMisses(ctx, t.Service)
 	if err != nil {
 		return in, nil, exit.Describe(t.Namespace, t.Name, err)
-	}
-	var nsPods []*corev1.Pod
-	if len(in.Pods) == 0 && len(t.Service.Spec.Selector) > 0 {
-		if nsPods, err = reader.Pods(ctx, t.Namespace, ""); err != nil {
-			return in, nil, exit.Describe(t.Namespace, t.Name, err)
-		}
 	}
 	return in, nsPods, nil
 }
@@ -213,12 +206,7 @@ func (o *ExplainOptions) readLocal(ctx context.Context, name string) (reconcile.
 	if err := m.Validate(); err != nil {
 		return reconcile.Input{}, nil, nil, exit.Usagef("%v: the API server would refuse it", err)
 	}
-	svc := m.Service(ns, name)
-	if svc == nil && !explicit {
-		if found := m.Namespaces(name); len(found) == 1 {
-			ns, svc = found[0], m.Service(found[0], name)
-		}
-	}
+	ns, svc := m.Find(ns, name, explicit)
 	if svc == nil {
 		return reconcile.Input{}, nil, nil, &exit.Error{Code: exit.NotFound,
 			Err: fmt.Errorf("service %s/%s not found in %v: check the name and the namespace (-n)", ns, name, o.Filenames)}
