@@ -71,8 +71,8 @@ func (o *SyncOptions) validateWatch() error {
 		}
 		return nil
 	}
-	if err := o.Webhook.validate(false); err != nil {
-		return err
+	if err := o.Webhook.Validate(false); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	switch {
 	case o.DryRun != apply.DryRunNone:
@@ -134,7 +134,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		if o.FieldManager != apply.FieldManager {
 			managers = append(managers, o.FieldManager)
 		}
-		cfg.Webhook = o.Webhook.config(o.Plan, managers)
+		cfg.Webhook = o.Webhook.Webhook(o.Plan.options(), managers)
 		cfg.Webhook.AllowSelf = true
 	}
 	if o.Leader.Elect {
