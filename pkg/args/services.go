@@ -3,6 +3,7 @@ package args
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -42,4 +43,33 @@ func Services(args []string) ([]string, error) {
 		out = append(out, name)
 	}
 	return out, nil
+}
+
+// Selection is how a command selects Services: by Names, by label
+// (Selector, -l), or every one (All, --all); AllNamespaces is -A.
+type Selection struct {
+	Names         []string
+	Selector      string
+	All           bool
+	AllNamespaces bool
+}
+
+// Validate checks the selection before anything is read: exactly one way
+// of selecting, names only within one namespace, a selector that parses.
+func (s Selection) Validate() error {
+	switch {
+	case len(s.Names) > 0 && (s.Selector != "" || s.All):
+		return exit.Usagef("name Services or select them with -l/--all, not both")
+	case len(s.Names) == 0 && s.Selector == "" && !s.All:
+		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
+	case s.Selector != "" && s.All:
+		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
+	case len(s.Names) > 0 && s.AllNamespaces:
+		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
+	case s.Selector != "":
+		if _, err := labels.Parse(s.Selector); err != nil {
+			return exit.Usagef("invalid selector %q: %v", s.Selector, err)
+		}
+	}
+	return nil
 }

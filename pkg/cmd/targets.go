@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
@@ -37,21 +36,7 @@ func (t *TargetFlags) complete(o *RootOptions, argv []string) error {
 
 // validate checks the selection before anything is read.
 func (t TargetFlags) validate(allNamespaces bool) error {
-	switch {
-	case len(t.names) > 0 && (t.Selector != "" || t.All):
-		return exit.Usagef("name Services or select them with -l/--all, not both")
-	case len(t.names) == 0 && t.Selector == "" && !t.All:
-		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
-	case t.Selector != "" && t.All:
-		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
-	case len(t.names) > 0 && allNamespaces:
-		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
-	case t.Selector != "":
-		if _, err := labels.Parse(t.Selector); err != nil {
-			return exit.Usagef("invalid selector %q: %v", t.Selector, err)
-		}
-	}
-	return nil
+	return args.Selection{Names: t.names, Selector: t.Selector, All: t.All, AllNamespaces: allNamespaces}.Validate()
 }
 
 // connect builds the client and resolves the selected Services: names
