@@ -44,7 +44,7 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 
   # PowerShell
   kubectl slices completion powershell | Out-String | Invoke-Expression`,
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		ValidArgs: completion.Shells,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
 				return exit.Usagef("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
@@ -52,17 +52,7 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			root := c.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(o.Out, true)
-			case "zsh":
-				return root.GenZshCompletion(o.Out)
-			case "fish":
-				return root.GenFishCompletion(o.Out, true)
-			default:
-				return root.GenPowerShellCompletionWithDesc(o.Out)
-			}
+			return completion.Script(o.Out, c.Root(), args[0])
 		},
 	}
 }
