@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,4 +52,38 @@ func (m *Manifests) Find(ns, name string, pinned bool) (string, *corev1.Service)
 		return found[0], m.Service(found[0], name)
 	}
 	return ns, nil
+}
+
+// Local is one Service's inputs read from manifests, as the API server
+// would have stored them.
+type Local struct {
+	Input reconcile.Input
+	// NamespacePods are every Pod of the Service's namespace (near misses).
+	NamespacePods []*corev1.Pod
+	// Defaulted names what was filled in as the API server would.
+	Defaulted []string
+}
+
+// ServiceNotFoundError says the manifests hold no Service of that name in
+// Namespace (the one it was looked for in last).
+type ServiceNotFoundError struct{ Namespace, Name string }
+
+func (e *ServiceNotFoundError) Error() string {
+	return fmt.Sprintf("service %s/%s not found", e.Namespace, e.Name)
+}
+
+// Load defaults the manifests (objects without a namespace go to ns),
+// refuses what the API server would (Validate's error), finds the Service
+// (Find) and assembles its inputs.
+func (m *Manifests) Load(ns, name string, pinned bool) (Local, error) {
+	m.ApplyDefaults(ns)
+	if err := m.Validate(); err != nil {
+		return Local{}, err
+	}
+	ns, svc := m.Find(ns, name, pinned)
+	if svc == nil {
+		return Local{}, &ServiceNotFoundError{Namespace: ns, Name: name}
+	}
+	in := m.Input(svc)
+	return Local{Input: in, NamespacePods: m.PodsIn(ns), Defaulted: m.Defaulted(svc, in.Pods, in.Slices)}, nil
 }

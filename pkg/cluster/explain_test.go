@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,5 +85,23 @@ func TestManifestsFind(t *testing.T) {
 		if ns != c.wantNS || (svc != nil) != c.found || (svc != nil && (svc.Namespace != ns || svc.Name != c.name)) {
 			t.Errorf("Find(%q, %q, %v) = %q, %v; want %q, found %v", c.ns, c.name, c.pinned, ns, svc, c.wantNS, c.found)
 		}
+	}
+}
+
+// Load defaults what a dump leaves out, finds the Service and its
+// namespace's Pods, and says which Service it did not find.
+func TestManifestsLoad(t *testing.T) {
+	svc := testutil.NewService("", "web").Selector("app", "web").Port("http", 80, "8080").Build()
+	pod := testutil.NewPod("", "web-1").Label("app", "web").IP("10.0.0.1").Build()
+	stray := testutil.NewPod("", "other").Label("app", "other").IP("10.0.0.2").Build()
+	m := &Manifests{Services: []*corev1.Service{svc}, Pods: []*corev1.Pod{pod, stray}}
+	local, err := m.Load("shop", "web", false)
+	if err != nil || local.Input.Service == nil || local.Input.Service.Namespace != "shop" || len(local.Input.Pods) != 1 || len(local.NamespacePods) != 2 {
+		t.Fatalf("%+v, %v", local, err)
+	}
+	_, err = (&Manifests{Services: []*corev1.Service{testutil.NewService("", "web").Build()}}).Load("shop", "api", true)
+	var nf *ServiceNotFoundError
+	if !errors.As(err, &nf) || nf.Namespace != "shop" || nf.Name != "api" || err.Error() != "service shop/api not found" {
+		t.Errorf("not found: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -131,19 +132,17 @@ func (o *ExplainOptions) Validate() error {
 
 // Run explains one Service; the exit code says whether it drifts.
 func (o *ExplainOptions) Run(ctx context.Context) error {
-	name := o.names[0]
-	var in reconcile.Input
-	var nsPods []*corev1.Pod
-	var defaulted []string
+	var local cluster.Local
 	var err error
 	if o.Local {
-		in, nsPods, defaulted, err = o.readLocal(ctx, name)
+		local, err = o.readLocal(ctx, o.names[0])
 	} else {
-		in, nsPods, err = o.readCluster(ctx, name)
+		local.Input, local.NamespacePods, err = o.readCluster(ctx, o.names[0])
 	}
 	if err != nil {
 		return err
 	}
+	in, nsPods := local.Input, local.NamespacePods
 	plan, err := o.plan(ctx, in)
 	if err != nil {
 		return err
@@ -153,7 +152,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted,
+	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: local.Defaulted,
 		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service)})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)
@@ -191,28 +190,25 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 // the API server would have stored them. Objects without a namespace go to
 // -n's, or the kubeconfig's, or "default" with no kubeconfig; without -n, a
 // Service name that only one namespace of a dump holds is found there.
-func (o *ExplainOptions) readLocal(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, []string, error) {
+func (o *ExplainOptions) readLocal(ctx context.Context, name string) (cluster.Local, error) {
 	limit, _ := o.maxInputBytes()
 	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
 	if ctx.Err() != nil {
-		return reconcile.Input{}, nil, nil, exit.FromSignal(ctx)
+		return cluster.Local{}, exit.FromSignal(ctx)
 	}
 	if err != nil {
-		return reconcile.Input{}, nil, nil, exit.Usagef("cannot read %v: %v", o.Filenames, err)
+		return cluster.Local{}, exit.Usagef("cannot read %v: %v", o.Filenames, err)
 	}
 	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
-	ns := o.namespace
-	m.ApplyDefaults(ns)
-	if err := m.Validate(); err != nil {
-		return reconcile.Input{}, nil, nil, exit.Usagef("%v: the API server would refuse it", err)
+	local, err := m.Load(o.namespace, name, explicit)
+	var nf *cluster.ServiceNotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return local, &exit.Error{Code: exit.NotFound, Err: fmt.Errorf("%v in %v: check the name and the namespace (-n)", nf, o.Filenames)}
+	case err != nil:
+		return local, exit.Usagef("%v: the API server would refuse it", err)
 	}
-	ns, svc := m.Find(ns, name, explicit)
-	if svc == nil {
-		return reconcile.Input{}, nil, nil, &exit.Error{Code: exit.NotFound,
-			Err: fmt.Errorf("service %s/%s not found in %v: check the name and the namespace (-n)", ns, name, o.Filenames)}
-	}
-	in := m.Input(svc)
-	return in, m.PodsIn(ns), m.Defaulted(svc, in.Pods, in.Slices), nil
+	return local, nil
 }
 
 // maxInputBytes parses --max-input-size.
