@@ -8,5 +8,7 @@
 // and local manifests (read_local.go reads them, bounded in size and
 // following the context; validate_local.go refuses what the API server
 // would). Lists are bounded in pages and refuse a repeated continue token,
-// so a hostile server cannot keep a read going. It writes nothing.
+// so a hostile server cannot keep a read going. It writes nothing. It also
+// makes the plugin's client (client.go: rate limits, protobuf, request
+// counting) and quiets client-go's logs unless -v asks for them.
 package cluster

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -108,16 +106,8 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		}
 		return exit.Describe(ns, "", err)
 	}
-	if len(report.Skipped) > 0 {
-		// What lack of optional rights left out, in every format.
-		fmt.Fprintf(o.ErrOut, "Warning: skipped %s\n", strings.Join(report.Skipped, "; "))
-	}
-	if o.Output != "" {
-		if err := printers.Data(o.Out, o.Output, report); err != nil {
-			return err
-		}
-	} else {
-		printers.Check(o.Out, printers.StyleFor(o.Color, o.Out), report)
+	if err := printers.CheckOutput(o.Out, o.ErrOut, printers.StyleFor(o.Color, o.Out), o.Output, report); err != nil {
+		return err
 	}
 	if !report.Healthy {
 		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}

@@ -1,24 +1,14 @@
 package cmd
 
 import (
-	"context"
 	"slices"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
-	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
+	"github.com/kubectl-slices/kubectl-slices/pkg/completion"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
-
-// completionTimeout bounds every lookup a completion makes: a shell waiting
-// on TAB must not hang on an unreachable cluster.
-const completionTimeout = 3 * time.Second
 
 func newCompletionCommand(o *RootOptions) *cobra.Command {
 	return &cobra.Command{
@@ -54,7 +44,7 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 
   # PowerShell
   kubectl slices completion powershell | Out-String | Invoke-Expression`,
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		ValidArgs: completion.Shells,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
 				return exit.Usagef("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")
@@ -62,17 +52,7 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			root := c.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(o.Out, true)
-			case "zsh":
-				return root.GenZshCompletion(o.Out)
-			case "fish":
-				return root.GenFishCompletion(o.Out, true)
-			default:
-				return root.GenPowerShellCompletionWithDesc(o.Out)
-			}
+			return completion.Script(o.Out, c.Root(), args[0])
 		},
 	}
 }
@@ -81,34 +61,50 @@ users are completed from the kubeconfig and the live cluster; a lookup gives up 
 // as kubectl does.
 func registerCompletions(cmd *cobra.Command, o *RootOptions) {
 	_ = cmd.RegisterFlagCompletionFunc("namespace", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		names, _ := o.names("namespaces", "")
+		names, _ := o.names("namespaces")
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
-	kubeconfigNames := func(pick func(contexts, clusters, users []string) []string) cobra.CompletionFunc {
+	kubeconfigNames := func(pick func(completion.Kubeconfig) []string) cobra.CompletionFunc {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return pick(sortedKeys(cfg.Contexts), sortedKeys(cfg.Clusters), sortedKeys(cfg.AuthInfos)), cobra.ShellCompDirectiveNoFileComp
+			return pick(completion.KubeconfigNames(cfg)), cobra.ShellCompDirectiveNoFileComp
 		}
 	}
-	_ = cmd.RegisterFlagCompletionFunc("context", kubeconfigNames(func(c, _, _ []string) []string { return c }))
-	_ = cmd.RegisterFlagCompletionFunc("cluster", kubeconfigNames(func(_, c, _ []string) []string { return c }))
-	_ = cmd.RegisterFlagCompletionFunc("user", kubeconfigNames(func(_, _, u []string) []string { return u }))
+	_ = cmd.RegisterFlagCompletionFunc("context", kubeconfigNames(func(k completion.Kubeconfig) []string { return k.Contexts }))
+	_ = cmd.RegisterFlagCompletionFunc("cluster", kubeconfigNames(func(k completion.Kubeconfig) []string { return k.Clusters }))
+	_ = cmd.RegisterFlagCompletionFunc("user", kubeconfigNames(func(k completion.Kubeconfig) []string { return k.Users }))
 	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// completeServices completes the Service arguments of a command
+// (completion.Services); nothing is offered once the command takes no more
+// arguments, nor with -A, where the command refuses names.
+func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if o.AllNamespaces || c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	sort.Strings(out)
-	return out
+	names, err := o.names("services")
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return completion.Services(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completionClient is Clientset with every request bounded by completionTimeout.
+// completeOneService completes the single Service explain takes: nothing
+// once it is named. explain checks its arguments itself, for one-line
+// errors, so cobra's argument validator in completeServices cannot tell.
+func (o *RootOptions) completeOneService(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if completion.OneServiceNamed(args) {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return o.completeServices(c, args, prefix)
+}
+
+// completionClient is Clientset with every request bounded by
+// completion.Timeout.
 func (o *RootOptions) completionClient() (kubernetes.Interface, error) {
 	if o.NewClient != nil {
 		return o.NewClient()
@@ -117,109 +113,34 @@ func (o *RootOptions) completionClient() (kubernetes.Interface, error) {
 	if err != nil {
 		return nil, err
 	}
-	c = rest.CopyConfig(c)
-	c.Timeout = completionTimeout
-	return kubernetes.NewForConfig(c)
+	return completion.Client(c)
 }
 
-// completeServices completes the Service arguments of a command: svc/NAME
-// (or service/NAME as typed), and bare names after a bare NAME prefix or the
-// "svc NAME..." form. Names already given are not offered again, and nothing
-// is offered once the command takes no more arguments, nor with -A, where
-// the command refuses names.
-func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if o.AllNamespaces || c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	names, err := o.names("services", "")
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return serviceCandidates(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
-}
-
-// completeOneService completes the single Service explain takes: nothing
-// once it is named (svc/NAME, NAME or svc NAME). explain checks its
-// arguments itself, for one-line errors, so cobra's argument validator in
-// completeServices cannot tell.
-func (o *RootOptions) completeOneService(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if names, err := normalizeArgs(args); err == nil && len(names) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return o.completeServices(c, args, prefix)
-}
-
-// serviceCandidates turns the namespace's Service names into completions of
-// prefix, given the arguments already on the command line.
-func serviceCandidates(names, args []string, prefix string) []string {
-	given := map[string]bool{}
-	if norm, err := normalizeArgs(args); err == nil {
-		for _, n := range norm {
-			given[n] = true
-		}
-	}
-	bare := len(args) > 0 && serviceTypes[strings.ToLower(args[0])]
-	typ, _, typed := strings.Cut(prefix, "/")
-	if typed && !serviceTypes[strings.ToLower(typ)] {
-		return nil
-	}
-	var out []string
-	for _, name := range names {
-		if given[name] {
-			continue
-		}
-		var cand string
-		switch {
-		case bare:
-			cand = name
-		case typed:
-			cand = typ + "/" + name
-		case prefix != "" && strings.HasPrefix(name, prefix):
-			cand = name
-		default:
-			cand = "svc/" + name
-		}
-		if strings.HasPrefix(cand, prefix) {
-			out = append(out, cand)
-		}
-	}
-	return out
-}
-
-// names lists the names of a resource's objects in ns (the kubeconfig's
-// when "services" or a workload), bounded by completionTimeout.
-func (o *RootOptions) names(resource, ns string) ([]string, error) {
+// names lists the names of a resource's objects: every namespace's, or the
+// other resources' in -n's (or the kubeconfig's) namespace.
+func (o *RootOptions) names(resource string) ([]string, error) {
 	client, err := o.completionClient()
 	if err != nil {
 		return nil, err
 	}
+	ns := ""
 	if resource != "namespaces" {
 		if ns, err = o.Namespace(); err != nil {
 			return nil, err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-	defer cancel()
-	return cluster.Names(ctx, client, resource, ns)
+	return completion.Names(client, resource, ns)
 }
 
 // completeWorkloads completes --sidecar-for: the kinds first, then the
 // workloads of that kind in the namespace, from the live cluster.
 func (o *DeployOptions) completeWorkloads(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	kind, _, typed := strings.Cut(prefix, "/")
-	if !typed {
-		return []string{"deploy/", "sts/", "ds/"}, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	}
-	w, err := deploy.ParseWorkload(kind + "/x")
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	names, _ := o.names(w.Resource, "")
-	var out []string
-	for _, n := range names {
-		if c := kind + "/" + n; strings.HasPrefix(c, prefix) {
-			out = append(out, c)
-		}
+	out, ok := completion.Workloads(prefix, func(resource string) []string {
+		names, _ := o.names(resource)
+		return names
+	})
+	if !ok {
+		return completion.WorkloadKinds, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

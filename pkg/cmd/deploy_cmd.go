@@ -119,24 +119,9 @@ func (o *DeployOptions) Validate() error {
 		return exit.Usagef("-o must be yaml or json, got %q", o.Output)
 	case o.AllNamespaces:
 		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
-	case o.NamespaceScoped && o.SidecarFor != "":
-		return exit.Usagef("--sidecar-for is namespace-scoped already; drop --namespace-scoped")
-	case o.SidecarFor == "" && (o.Patch || o.ServiceAccount != ""):
-		return exit.Usagef("--patch and --service-account go with --sidecar-for")
-	case o.Webhook && (o.NamespaceScoped || o.SidecarFor != ""):
-		return exit.Usagef("--webhook registers cluster-wide webhooks: it goes with cluster mode only")
-	case o.CertManager && !o.Webhook:
-		return exit.Usagef("--cert-manager goes with --webhook")
-	case (len(o.AllowUsers) > 0 || len(o.AllowGroups) > 0) && !o.Webhook:
-		return exit.Usagef("--allow-user and --allow-group go with --webhook")
-	case webhook.CheckAllowed(o.AllowUsers, o.AllowGroups) != nil:
-		return exit.Usagef("%v", webhook.CheckAllowed(o.AllowUsers, o.AllowGroups))
-	case o.Replicas < 1:
-		return exit.Usagef("--replicas must be at least 1")
-	case o.HealthPort < 1 || o.HealthPort > 65535:
-		return exit.Usagef("--health-port must be between 1 and 65535")
-	case o.Image == "":
-		return exit.Usagef("--image must name an image")
+	}
+	if err := o.request().Validate(webhook.CheckAllowed); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	return nil
 }
@@ -153,59 +138,23 @@ func (o *DeployOptions) Complete(c *cobra.Command, _ []string) error {
 	return err
 }
 
-// Run prints the manifests.
-func (o *DeployOptions) Run(context.Context) error {
-	ns := o.namespace
-	if o.SidecarFor != "" {
-		return o.runSidecar(ns)
-	}
-	scope := deploy.Cluster
-	if o.NamespaceScoped {
-		scope = deploy.Namespace
-	}
-	do := deploy.Options{Namespace: ns, Image: o.Image, Replicas: o.Replicas, Scope: scope, HealthPort: o.HealthPort,
-		CreateNamespace: o.ownNamespace && scope == deploy.Cluster}
-	objs, err := deploy.Objects(do)
-	if err != nil {
-		return exit.Usagef("%v", err)
-	}
-	if o.Webhook {
-		tls := deploy.TLS{CertManager: o.CertManager}
-		if !o.CertManager {
-			if tls, err = deploy.SelfSignedTLS(ns); err != nil {
-				return err
-			}
-		}
-		if objs, err = deploy.WithWebhook(objs, do, tls, deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups}); err != nil {
-			return exit.Usagef("%v", err)
-		}
-	}
-	return printers.Data(o.Out, o.Output, objs)
+// request is what the flags ask deploy for.
+func (o *DeployOptions) request() deploy.Request {
+	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
+		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
+		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups}}
 }
 
-func (o *DeployOptions) runSidecar(ns string) error {
-	w, err := deploy.ParseWorkload(o.SidecarFor)
+// Run prints the manifests; a sidecar's next step goes to stderr, as
+// stdout is for kubectl apply.
+func (o *DeployOptions) Run(context.Context) error {
+	out, err := deploy.Render(o.request())
 	if err != nil {
-		return exit.Usagef("--sidecar-for: %v", err)
-	}
-	so := deploy.SidecarOptions{Namespace: ns, Workload: w, Image: o.Image, HealthPort: o.HealthPort, ServiceAccount: o.ServiceAccount}
-	if o.Patch {
-		patch, err := deploy.SidecarPatch(so)
-		if err != nil {
-			return exit.Usagef("%v", err)
-		}
-		return printers.Data(o.Out, o.Output, patch)
-	}
-	objs, err := deploy.SidecarObjects(so)
-	if err != nil {
-		return exit.Usagef("%v", err)
-	}
-	if err := printers.Data(o.Out, o.Output, objs); err != nil {
 		return err
 	}
-	// stdout is for kubectl apply; the next step goes to stderr.
-	fmt.Fprintf(o.ErrOut, "# apply the above (kubectl apply -f -), then add the container to %s/%s:\n"+
-		"#   kubectl patch %s %s -n %s --type strategic -p \"$(kubectl slices deploy --sidecar-for %s -n %s --patch)\"\n",
-		w.Resource, w.Name, w.Resource, w.Name, ns, o.SidecarFor, ns)
+	if err := printers.Data(o.Out, o.Output, out.Data); err != nil {
+		return err
+	}
+	fmt.Fprint(o.ErrOut, out.Next)
 	return nil
 }

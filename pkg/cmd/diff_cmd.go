@@ -61,27 +61,13 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	style, errStyle := printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut)
-	changed := false
-	var firstErr error
 	runs := o.syncMany(ctx, client, targets, syncer.Options{Plan: o.Plan.options()})
 	if ctx.Err() != nil {
 		return exit.FromSignal(ctx)
 	}
-	for _, run := range runs {
-		if run.Err != nil {
-			printers.Failures(o.ErrOut, errStyle, []syncer.Outcome{run})
-			if firstErr == nil {
-				firstErr = run.Err
-			}
-			continue
-		}
-		printers.Warnings(o.ErrOut, errStyle, run.Plan)
-		c, err := printers.Diff(o.Out, style, run.Plan)
-		if err != nil {
-			return err
-		}
-		changed = changed || c
+	changed, firstErr, err := printers.Diffs(o.Out, o.ErrOut, printers.StyleFor(o.Color, o.Out), printers.StyleFor(o.Color, o.ErrOut), runs)
+	if err != nil {
+		return err
 	}
 	if firstErr != nil {
 		return &exit.Error{Code: exit.Code(firstErr), Err: exit.ErrPrinted}

@@ -2,14 +2,15 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
@@ -81,10 +82,10 @@ included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
 
 // Complete normalises the argument, named as sync names Services (svc/NAME,
 // NAME, svc NAME), and resolves the namespace.
-func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
-	if len(args) > 1 || (len(args) == 1 && !serviceTypes[strings.ToLower(args[0])]) {
+func (o *ExplainOptions) Complete(_ *cobra.Command, argv []string) error {
+	if len(argv) > 1 || (len(argv) == 1 && !args.IsServiceType(argv[0])) {
 		var err error
-		if o.names, err = normalizeArgs(args); err != nil {
+		if o.names, err = args.Services(argv); err != nil {
 			return err
 		}
 	}
@@ -131,19 +132,17 @@ func (o *ExplainOptions) Validate() error {
 
 // Run explains one Service; the exit code says whether it drifts.
 func (o *ExplainOptions) Run(ctx context.Context) error {
-	name := o.names[0]
-	var in reconcile.Input
-	var nsPods []*corev1.Pod
-	var defaulted []string
+	var local cluster.Local
 	var err error
 	if o.Local {
-		in, nsPods, defaulted, err = o.readLocal(ctx, name)
+		local, err = o.readLocal(ctx, o.names[0])
 	} else {
-		in, nsPods, err = o.readCluster(ctx, name)
+		local.Input, local.NamespacePods, err = o.readCluster(ctx, o.names[0])
 	}
 	if err != nil {
 		return err
 	}
+	in, nsPods := local.Input, local.NamespacePods
 	plan, err := o.plan(ctx, in)
 	if err != nil {
 		return err
@@ -153,7 +152,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted,
+	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: local.Defaulted,
 		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service)})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)
@@ -180,16 +179,9 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 	if t.Err != nil {
 		return reconcile.Input{}, nil, exit.Describe(t.Namespace, t.Name, t.Err)
 	}
-	reader := cluster.Reader{Client: client}
-	in, err := reader.Load(ctx, t.Service)
+	in, nsPods, err := cluster.Reader{Client: client}.LoadNearMisses(ctx, t.Service)
 	if err != nil {
 		return in, nil, exit.Describe(t.Namespace, t.Name, err)
-	}
-	var nsPods []*corev1.Pod
-	if len(in.Pods) == 0 && len(t.Service.Spec.Selector) > 0 {
-		if nsPods, err = reader.Pods(ctx, t.Namespace, ""); err != nil {
-			return in, nil, exit.Describe(t.Namespace, t.Name, err)
-		}
 	}
 	return in, nsPods, nil
 }
@@ -198,33 +190,25 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 // the API server would have stored them. Objects without a namespace go to
 // -n's, or the kubeconfig's, or "default" with no kubeconfig; without -n, a
 // Service name that only one namespace of a dump holds is found there.
-func (o *ExplainOptions) readLocal(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, []string, error) {
+func (o *ExplainOptions) readLocal(ctx context.Context, name string) (cluster.Local, error) {
 	limit, _ := o.maxInputBytes()
 	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
 	if ctx.Err() != nil {
-		return reconcile.Input{}, nil, nil, exit.FromSignal(ctx)
+		return cluster.Local{}, exit.FromSignal(ctx)
 	}
 	if err != nil {
-		return reconcile.Input{}, nil, nil, exit.Usagef("cannot read %v: %v", o.Filenames, err)
+		return cluster.Local{}, exit.Usagef("cannot read %v: %v", o.Filenames, err)
 	}
 	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
-	ns := o.namespace
-	m.ApplyDefaults(ns)
-	if err := m.Validate(); err != nil {
-		return reconcile.Input{}, nil, nil, exit.Usagef("%v: the API server would refuse it", err)
+	local, err := m.Load(o.namespace, name, explicit)
+	var nf *cluster.ServiceNotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return local, &exit.Error{Code: exit.NotFound, Err: fmt.Errorf("%v in %v: check the name and the namespace (-n)", nf, o.Filenames)}
+	case err != nil:
+		return local, exit.Usagef("%v: the API server would refuse it", err)
 	}
-	svc := m.Service(ns, name)
-	if svc == nil && !explicit {
-		if found := m.Namespaces(name); len(found) == 1 {
-			ns, svc = found[0], m.Service(found[0], name)
-		}
-	}
-	if svc == nil {
-		return reconcile.Input{}, nil, nil, &exit.Error{Code: exit.NotFound,
-			Err: fmt.Errorf("service %s/%s not found in %v: check the name and the namespace (-n)", ns, name, o.Filenames)}
-	}
-	in := m.Input(svc)
-	return in, m.PodsIn(ns), m.Defaulted(svc, in.Pods, in.Slices), nil
+	return local, nil
 }
 
 // maxInputBytes parses --max-input-size.

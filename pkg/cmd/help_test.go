@@ -4,7 +4,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/completion"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
@@ -98,31 +98,7 @@ func TestCompletionCommand(t *testing.T) {
 	}
 }
 
-func TestServiceCandidates(t *testing.T) {
-	names := []string{"api", "web", "worker"}
-	cases := []struct {
-		args   []string
-		prefix string
-		want   []string
-	}{
-		{nil, "", []string{"svc/api", "svc/web", "svc/worker"}},
-		{nil, "svc/", []string{"svc/api", "svc/web", "svc/worker"}},
-		{nil, "svc/w", []string{"svc/web", "svc/worker"}},
-		{nil, "service/a", []string{"service/api"}},
-		{nil, "w", []string{"web", "worker"}},
-		{nil, "deploy/", nil},
-		{[]string{"svc/web"}, "svc/", []string{"svc/api", "svc/worker"}},
-		{[]string{"svc"}, "", []string{"api", "web", "worker"}},
-		{[]string{"svc", "api"}, "w", []string{"web", "worker"}},
-	}
-	for _, c := range cases {
-		if got := serviceCandidates(names, c.args, c.prefix); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("args %v prefix %q: %v, want %v", c.args, c.prefix, got, c.want)
-		}
-	}
-}
-
-// A completion that needs the cluster gives up after completionTimeout when
+// A completion that needs the cluster gives up after completion.Timeout when
 // the API server does not answer, and then offers nothing.
 func TestCompletionIsBoundedInTime(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -145,7 +121,7 @@ func TestCompletionIsBoundedInTime(t *testing.T) {
 		start := time.Now()
 		out, _, code := runCmd(t, append([]string{"__complete"}, args...)...)
 		took := time.Since(start)
-		if code != 0 || strings.Contains(out, "svc/") || took > completionTimeout+2*time.Second {
+		if code != 0 || strings.Contains(out, "svc/") || took > completion.Timeout+2*time.Second {
 			t.Errorf("%v: exit %d after %v: %q", args, code, took, out)
 		}
 	}

@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"fmt"
-	"os"
-	"runtime"
-	"runtime/pprof"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/profiling"
 )
 
 // addProfiling adds kubectl's hidden --profile flags, for performance work:
@@ -21,36 +19,21 @@ func addProfiling(cmd *cobra.Command) {
 	pf.StringVar(&output, "profile-output", "cpu.pprof", "File for --profile")
 	_ = pf.MarkHidden("profile")
 	_ = pf.MarkHidden("profile-output")
-	var f *os.File
+	var stop func()
 	pre := cmd.PersistentPreRunE
 	cmd.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		switch kind {
-		case "none":
-		case "cpu", "heap":
-			var err error
-			if f, err = os.Create(output); err != nil {
-				return err
-			}
-			if kind == "cpu" {
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return fmt.Errorf("--profile: %w", err)
-				}
-			}
-		default:
+		if !slices.Contains(profiling.Kinds, kind) {
 			return exit.Usagef("--profile must be none, cpu or heap")
+		}
+		var err error
+		if stop, err = profiling.Start(kind, output); err != nil {
+			return err
 		}
 		return pre(c, args)
 	}
 	cmd.PersistentPostRun = func(*cobra.Command, []string) {
-		if f == nil {
-			return
+		if stop != nil {
+			stop()
 		}
-		if kind == "cpu" {
-			pprof.StopCPUProfile()
-		} else {
-			runtime.GC()
-			_ = pprof.Lookup("heap").WriteTo(f, 0)
-		}
-		f.Close()
 	}
 }

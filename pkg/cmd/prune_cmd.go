@@ -2,10 +2,8 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -106,37 +104,14 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	orphans, seen := found.Slices, found.SlicesSeen
-	st := printers.StyleFor(o.Color, o.Out)
-	if len(orphans) == 0 && len(found.Endpoints) == 0 {
-		fmt.Fprintf(o.Out, "Nothing to prune: %d slices and %d Endpoints objects of %s checked, each belongs to its Service.\n", seen, found.EndpointsSeen, o.ManagedBy)
-		return nil
-	}
 	write := apply.Options{ManagedBy: o.ManagedBy, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}
-	suffix := dryRunSuffix(o.DryRun)
-	var res apply.Result
-	if len(orphans) > 0 {
-		printers.Orphans(o.Out, st, orphans)
-		res, err = lifecycle.Prune(ctx, client, orphans, write)
-		for _, s := range res.Deleted {
-			fmt.Fprintf(o.Out, "endpointslice.discovery.k8s.io/%s deleted%s (namespace %s)\n", s.Name, suffix, s.Namespace)
-		}
-		if err != nil {
-			return fail(err)
-		}
+	pruned := lifecycle.PruneAll(ctx, client, found, write)
+	printers.Prune(o.Out, o.ErrOut, printers.StyleFor(o.Color, o.Out), printers.PruneReport{
+		Slices: found.Slices, SlicesSeen: found.SlicesSeen, Endpoints: found.Endpoints, EndpointsSeen: found.EndpointsSeen,
+		DeletedSlices: pruned.Slices, DeletedEndpoints: pruned.Endpoints, SlicesFailed: pruned.SlicesErr != nil, Failed: pruned.Err() != nil,
+		ManagedBy: o.ManagedBy, DryRun: printers.DryRunSuffix(o.DryRun)})
+	if err := pruned.Err(); err != nil {
+		return fail(err)
 	}
-	var epDeleted []*corev1.Endpoints
-	if len(found.Endpoints) > 0 {
-		printers.EndpointsOrphans(o.Out, st, found.Endpoints)
-		epDeleted, err = lifecycle.PruneEndpoints(ctx, client, found.Endpoints, write)
-		for _, ep := range epDeleted {
-			fmt.Fprintf(o.Out, "endpoints/%s deleted%s (namespace %s)\n", ep.Name, suffix, ep.Namespace)
-		}
-		if err != nil {
-			return fail(err)
-		}
-	}
-	fmt.Fprintf(o.ErrOut, "%d of %d slices and %d of %d Endpoints objects of %s pruned%s.\n",
-		len(res.Deleted), seen, len(epDeleted), found.EndpointsSeen, o.ManagedBy, suffix)
 	return nil
 }

@@ -134,7 +134,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return exit.FromSignal(ctx)
 	}
 	report := printers.ReleaseReport{Out: o.Out, ErrOut: o.ErrOut, St: printers.StyleFor(o.Color, o.Out), ErrSt: printers.StyleFor(o.Color, o.ErrOut),
-		Named: len(o.Targets.names) > 0, ManagedBy: o.ManagedBy, DryRun: dryRunSuffix(o.DryRun)}
+		Named: len(o.Targets.names) > 0, ManagedBy: o.ManagedBy, DryRun: printers.DryRunSuffix(o.DryRun)}
 	runs, rels := make([]syncer.Outcome, len(targets)), make([]printers.Release, 0, len(targets))
 	for i, t := range targets {
 		runs[i] = syncer.Outcome{Namespace: t.Namespace, Name: t.Name}

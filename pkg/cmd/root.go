@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"flag"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -12,7 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
-	"k8s.io/klog/v2"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -76,7 +73,7 @@ Slices written by any other manager are never modified or deleted.
 	pf.IntVar(&o.Burst, "burst", 400, "Client-side request burst towards the API server")
 	pf.IntVarP(&o.Verbosity, "v", "v", 0, "Log level of client-go's logs on stderr (0 = none)")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		setupLogging(o.Verbosity, o.ErrOut)
+		cluster.SetupLogging(o.Verbosity, o.ErrOut)
 		switch o.Color {
 		case "auto", "always", "never":
 		default:
@@ -101,14 +98,9 @@ Slices written by any other manager are never modified or deleted.
 	return cmd
 }
 
-// tuneConfig raises the client's rate limits (a 100,000-Pod Service means
-// 1,000 slices) and asks for protobuf, which the API server encodes and we
-// decode several times faster than JSON.
+// tuneConfig sets the client's rate limits (--qps, --burst) and user agent.
 func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
-	c.QPS, c.Burst = o.QPS, o.Burst
-	c.UserAgent = fmt.Sprintf("kubectl-slices/%s", Version)
-	c.Wrap(cluster.CountRequests)
-	return c
+	return cluster.Tune(c, o.QPS, o.Burst, fmt.Sprintf("kubectl-slices/%s", Version))
 }
 
 // Clientset returns a typed client speaking protobuf.
@@ -125,13 +117,7 @@ func (o *RootOptions) clientsetWrapped(wrap transport.WrapperFunc) (kubernetes.I
 	if err != nil {
 		return nil, exit.Usagef("cannot load kubeconfig: %v", err)
 	}
-	c = rest.CopyConfig(c)
-	if wrap != nil {
-		c.Wrap(wrap)
-	}
-	c.ContentType = "application/vnd.kubernetes.protobuf"
-	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	return kubernetes.NewForConfig(c)
+	return cluster.NewClient(c, wrap)
 }
 
 // Namespace is the namespace of the kubeconfig context or -n.
@@ -150,21 +136,4 @@ func validNamespace(ns string) error {
 		return exit.Usagef("%q is not a valid namespace: %s", ns, errs[0])
 	}
 	return nil
-}
-
-// setupLogging keeps client-go's logs (retries, discovery errors) off the
-// terminal unless -v asks for them: errors that matter reach the user once,
-// as one line, through the command's own error.
-func setupLogging(v int, errOut io.Writer) {
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	if v <= 0 {
-		_ = fs.Set("logtostderr", "false")
-		_ = fs.Set("alsologtostderr", "false")
-		_ = fs.Set("stderrthreshold", "FATAL")
-		klog.SetOutput(io.Discard)
-		return
-	}
-	_ = fs.Set("v", fmt.Sprint(v))
-	klog.SetOutput(errOut)
 }

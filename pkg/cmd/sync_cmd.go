@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -160,34 +159,20 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		opts.Hold = syncer.HoldWhereCurrent(o.Plan.ManagedBy)
 	}
 	runs := o.syncMany(ctx, client, targets, opts)
-	var written []printers.Written
 	var interrupted error
 	if ctx.Err() != nil {
 		interrupted = exit.FromSignal(ctx)
-		runs, written = printers.Interrupted(o.ErrOut, runs)
 	}
-	errStyle := printers.StyleFor(o.Color, o.ErrOut)
-	for _, run := range runs {
-		printers.Warnings(o.ErrOut, errStyle, run.Plan)
-		written = append(written, printers.WrittenOf(run.Result)...)
-	}
-	// With -o the objects own stdout, so the summary goes to stderr.
-	summaryOut, style := o.Out, printers.StyleFor(o.Color, o.Out)
-	if o.Output != "" {
-		summaryOut, style = o.ErrOut, errStyle
-	}
-	printers.Summary(summaryOut, style, runs, dryRunName(o.DryRun))
+	report := printers.NewSyncReport(o.Out, o.ErrOut, o.Color, o.Output, o.DryRun)
+	runs, written := report.Slices(runs, interrupted != nil)
 	final := runs
 	if o.WithEndpoints && interrupted == nil {
-		final = o.syncEndpoints(ctx, client, runs, *write, summaryOut, style, errStyle)
+		final = o.syncEndpoints(ctx, client, runs, *write, report)
 	}
 	// The slices' failures, with the writes made before each; an
 	// Endpoints failure was said on its own line.
-	printers.Failures(o.ErrOut, errStyle, runs)
-	if o.Output != "" {
-		if err := printers.Objects(o.Out, o.Output, dryRunSuffix(o.DryRun), written); err != nil {
-			return err
-		}
+	if err := report.Done(runs, written); err != nil {
+		return err
 	}
 	return cmp.Or(interrupted, exit.ForOutcomes(final))
 }
@@ -196,7 +181,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 // Endpoints object from the Pods its slices were planned from, prints a
 // line each and returns the outcomes with those failures folded in, so they
 // count for the exit code like any other.
-func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Interface, runs []syncer.Outcome, write apply.Options, w io.Writer, st, errSt printers.Style) []syncer.Outcome {
+func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Interface, runs []syncer.Outcome, write apply.Options, report printers.SyncReport) []syncer.Outcome {
 	get := syncer.GetEndpoints(client)
 	runs = append([]syncer.Outcome(nil), runs...)
 	for i, run := range runs {
@@ -205,29 +190,10 @@ func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Inter
 			continue
 		}
 		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
-		printers.Endpoints(w, st, run.Namespace, run.Name, er, dryRunName(o.DryRun))
 		if er.Err != nil {
 			runs[i].Err = exit.Describe(svc.Namespace, svc.Name, er.Err)
-			fmt.Fprintf(o.ErrOut, "%s %v\n", errSt.Red("error:"), runs[i].Err)
 		}
+		report.Endpoints(run.Namespace, run.Name, er, runs[i].Err)
 	}
 	return runs
-}
-
-// dryRunName is how printers name a dry run: "" when writing.
-func dryRunName(d apply.DryRun) string {
-	if d == apply.DryRunNone {
-		return ""
-	}
-	return string(d)
-}
-
-func dryRunSuffix(d apply.DryRun) string {
-	switch d {
-	case apply.DryRunClient:
-		return " (dry run)"
-	case apply.DryRunServer:
-		return " (server dry run)"
-	}
-	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -16,14 +15,11 @@ import (
 // a usage error (exit 2), as forceNeeded's: the flags name another tool's
 // value, and --force is the answer.
 func (o *RootOptions) refuseTakeover(ctx context.Context, client kubernetes.Interface, managedBy, fieldManager string) error {
-	ns := metav1.NamespaceAll
-	if !o.AllNamespaces {
-		var err error
-		if ns, err = o.Namespace(); err != nil {
-			return err
-		}
+	ns, err := o.scopeNamespace()
+	if err != nil {
+		return err
 	}
-	err := lifecycle.CheckTakeover(ctx, client, ns, managedBy, fieldManager)
+	err = lifecycle.CheckTakeover(ctx, client, ns, managedBy, fieldManager)
 	var te *lifecycle.TakeoverError
 	switch {
 	case errors.As(err, &te):

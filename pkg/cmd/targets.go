@@ -3,13 +3,11 @@ package cmd
 import (
 	"context"
 	"errors"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -26,43 +24,10 @@ type TargetFlags struct {
 	namespace string
 }
 
-// serviceTypes are the ways kubectl lets a user name the Service type.
-var serviceTypes = map[string]bool{"svc": true, "service": true, "services": true, "service.v1": true, "services.v1": true}
-
-// normalizeArgs accepts svc/NAME, service/NAME, a bare NAME, and kubectl's
-// "svc NAME..." form, and returns the names. Anything naming another
-// resource type, or a name no Service can have, is a usage error caught
-// before any request.
-func normalizeArgs(args []string) ([]string, error) {
-	if len(args) > 0 && serviceTypes[strings.ToLower(args[0])] && !strings.Contains(args[0], "/") {
-		args = args[1:]
-		if len(args) == 0 {
-			return nil, exit.Usagef("name the Service: svc/NAME, or use -l SELECTOR or --all")
-		}
-	}
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		typ, name, hasType := strings.Cut(a, "/")
-		switch {
-		case !hasType:
-			name = typ
-		case !serviceTypes[strings.ToLower(typ)]:
-			return nil, exit.Usagef("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", exit.Quote(a))
-		}
-		// The API server names Services by DNS-1035 labels; anything else
-		// ("..", "a/b", "Web") cannot exist and is refused before a request.
-		if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-			return nil, exit.Usagef("%q is not a Service name: %s", a, errs[0])
-		}
-		out = append(out, name)
-	}
-	return out, nil
-}
-
 // complete normalises the arguments and resolves the namespace, once.
-func (t *TargetFlags) complete(o *RootOptions, args []string) error {
+func (t *TargetFlags) complete(o *RootOptions, argv []string) error {
 	var err error
-	if t.names, err = normalizeArgs(args); err != nil {
+	if t.names, err = args.Services(argv); err != nil {
 		return err
 	}
 	t.namespace, err = o.Namespace()
@@ -71,21 +36,7 @@ func (t *TargetFlags) complete(o *RootOptions, args []string) error {
 
 // validate checks the selection before anything is read.
 func (t TargetFlags) validate(allNamespaces bool) error {
-	switch {
-	case len(t.names) > 0 && (t.Selector != "" || t.All):
-		return exit.Usagef("name Services or select them with -l/--all, not both")
-	case len(t.names) == 0 && t.Selector == "" && !t.All:
-		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
-	case t.Selector != "" && t.All:
-		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
-	case len(t.names) > 0 && allNamespaces:
-		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
-	case t.Selector != "":
-		if _, err := labels.Parse(t.Selector); err != nil {
-			return exit.Usagef("invalid selector %q: %v", t.Selector, err)
-		}
-	}
-	return nil
+	return args.Selection{Names: t.names, Selector: t.Selector, All: t.All, AllNamespaces: allNamespaces}.Validate()
 }
 
 // connect builds the client and resolves the selected Services: names

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -41,21 +40,6 @@ func TestUsageErrors(t *testing.T) {
 		_, errOut, code := runCmd(t, c.args...)
 		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, exit.Usage, c.want)
-		}
-	}
-}
-
-func TestNormalizeArgs(t *testing.T) {
-	got, err := normalizeArgs([]string{"svc/a", "service/b", "c", "Services/d"})
-	if err != nil || !reflect.DeepEqual(got, []string{"a", "b", "c", "d"}) {
-		t.Errorf("%v %v", got, err)
-	}
-	if got, err := normalizeArgs([]string{"svc", "a", "b"}); err != nil || len(got) != 2 {
-		t.Errorf("svc NAME NAME: %v %v", got, err)
-	}
-	for _, bad := range [][]string{{"pods/x"}, {"svc/"}, {"svc/a/b"}, {"svc"}, {"svc/.."}, {"svc/Web"}, {"svc/a\nb"}} {
-		if _, err := normalizeArgs(bad); err == nil {
-			t.Errorf("%v accepted", bad)
 		}
 	}
 }

@@ -2,12 +2,9 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 
@@ -31,28 +28,11 @@ var (
 
 // clientInfo is the plugin's build, in the shape kubectl version prints.
 func clientInfo() version.Info {
-	commit, date, tree := Commit, Date, ""
+	var settings []debug.BuildSetting
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && commit == "":
-				commit = s.Value
-			case s.Key == "vcs.time" && date == "":
-				date = s.Value
-			case s.Key == "vcs.modified" && s.Value == "true":
-				tree = "dirty"
-			}
-		}
+		settings = bi.Settings
 	}
-	if commit != "" && tree == "" {
-		tree = "clean"
-	}
-	major, minor := "", ""
-	if v, err := utilversion.ParseSemantic(Version); err == nil {
-		major, minor = fmt.Sprint(v.Major()), fmt.Sprint(v.Minor())
-	}
-	return version.Info{Major: major, Minor: minor, GitVersion: Version, GitCommit: commit, GitTreeState: tree, BuildDate: date,
-		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	return printers.ClientVersion(Version, Commit, Date, settings)
 }
 
 // VersionOptions are version's typed options.

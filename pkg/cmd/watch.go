@@ -3,13 +3,9 @@ package cmd
 import (
 	"context"
 	"errors"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
@@ -75,8 +71,8 @@ func (o *SyncOptions) validateWatch() error {
 		}
 		return nil
 	}
-	if err := o.Webhook.validate(false); err != nil {
-		return err
+	if err := o.Webhook.Validate(false); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	switch {
 	case o.DryRun != apply.DryRunNone:
@@ -97,13 +93,7 @@ func (o *SyncOptions) validateWatch() error {
 // Targets are the same as one-shot sync's, kept as a filter: names in the
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
-	// main tunes the GC for a short-lived run (collect rarely, up to 2 GiB);
-	// a long-running cache should hold little more than it keeps: GOGC=50
-	// lets the heap grow half its live size between collections (make
-	// bench-watch: 20,000 Pods cached; GOGC=100 measured 244 MiB resident).
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(50)
-	}
+	daemon.TuneGC()
 	report := controller.NewReporter(o.Out, o.ErrOut, o.Output == "json")
 	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {
@@ -111,8 +101,6 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	}
 	ns := o.Targets.namespace
 	opts := controller.Options{
-		Namespace:       ns,
-		Selector:        labels.Everything(),
 		Plan:            o.Plan.options(),
 		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers, Grace: o.ShutdownGrace},
 		BatchPeriod:     o.WatchFlags.BatchPeriod,
@@ -121,23 +109,11 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		Report:          report,
 		WithEndpoints:   o.WithEndpoints,
 	}
-	if o.AllNamespaces {
-		opts.Namespace = metav1.NamespaceAll
-	}
 	if o.WatchFlags.Standby {
 		opts.Standby = &standby.Config{TakeoverAfter: o.WatchFlags.TakeoverAfter, HandbackHold: o.WatchFlags.HandbackHold, ManagedBy: o.Plan.ManagedBy}
 	}
-	if len(o.Targets.names) > 0 {
-		opts.Names = map[string]bool{}
-		for _, n := range o.Targets.names {
-			opts.Names[ns+"/"+n] = true
-		}
-		opts.Namespace = ns
-	}
-	if o.Targets.Selector != "" {
-		if opts.Selector, err = labels.Parse(o.Targets.Selector); err != nil {
-			return exit.Usagef("invalid selector %q: %v", o.Targets.Selector, err)
-		}
+	if err := daemon.Scope(&opts, ns, o.AllNamespaces, o.Targets.names, o.Targets.Selector); err != nil {
+		return exit.Usagef("invalid selector %q: %v", o.Targets.Selector, err)
 	}
 	if !o.Force {
 		opts.BeforeWrites = func(ctx context.Context) error {
@@ -158,21 +134,13 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		if o.FieldManager != apply.FieldManager {
 			managers = append(managers, o.FieldManager)
 		}
-		cfg.Webhook = o.Webhook.config(o.Plan, managers)
+		cfg.Webhook = o.Webhook.Webhook(o.Plan.options(), managers)
 		cfg.Webhook.AllowSelf = true
 	}
 	if o.Leader.Elect {
 		cfg.Lease = o.Leader.lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
 	}
-	err := daemon.Run(ctx, cfg)
-	var ce *daemon.ConfigError
-	var ae *daemon.APIError
-	if err != nil && ctx.Err() != nil && !errors.As(err, &ce) && !errors.As(err, &ae) {
-		// A signal is how the loop is stopped: what it cut short while
-		// starting (a request, the caches filling) is no failure.
-		err = nil
-	}
-	return daemonError(ns, opts.Namespace, err)
+	return daemonError(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
 }
 
 // daemonError words an error that stopped the process: its configuration

@@ -79,8 +79,8 @@ func (o *WebhookOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags before anything is read or served.
 func (o *WebhookOptions) Validate() error {
-	if err := o.Webhook.validate(true); err != nil {
-		return err
+	if err := o.Webhook.Validate(true); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	if err := o.Plan.validate(); err != nil {
 		return err
@@ -99,6 +99,6 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 		return err
 	}
 	err = daemon.Run(ctx, daemon.Config{Client: client, Namespace: metav1.NamespaceAll,
-		Webhook: o.Webhook.config(o.Plan, o.FieldManagers), Log: o.ErrOut, Requests: cluster.RequestsMade})
+		Webhook: o.Webhook.Webhook(o.Plan.options(), o.FieldManagers), Log: o.ErrOut, Requests: cluster.RequestsMade})
 	return daemonError(metav1.NamespaceAll, metav1.NamespaceAll, err)
 }

@@ -102,3 +102,36 @@ func Prune(ctx context.Context, client kubernetes.Interface, orphans []explain.O
 	}
 	return total, nil
 }
+
+// Pruned is what PruneAll deleted. SlicesErr stops it before any Endpoints
+// object is tried; EndpointsErr is the first Endpoints delete that failed.
+type Pruned struct {
+	Slices                  []*discovery.EndpointSlice
+	Endpoints               []*corev1.Endpoints
+	SlicesErr, EndpointsErr error
+}
+
+// Err is the failure that stopped PruneAll, if any.
+func (p Pruned) Err() error {
+	if p.SlicesErr != nil {
+		return p.SlicesErr
+	}
+	return p.EndpointsErr
+}
+
+// PruneAll deletes what FindOrphans found: the slices (Prune), then, if
+// they all went, the Endpoints objects (PruneEndpoints). Nothing found,
+// nothing is sent.
+func PruneAll(ctx context.Context, client kubernetes.Interface, found Orphans, write apply.Options) Pruned {
+	var out Pruned
+	if len(found.Slices) > 0 {
+		res, err := Prune(ctx, client, found.Slices, write)
+		if out.Slices, out.SlicesErr = res.Deleted, err; err != nil {
+			return out
+		}
+	}
+	if len(found.Endpoints) > 0 {
+		out.Endpoints, out.EndpointsErr = PruneEndpoints(ctx, client, found.Endpoints, write)
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package printers
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
@@ -26,4 +27,18 @@ func Check(w io.Writer, st Style, r explain.CheckReport) {
 	t.Flush()
 	fmt.Fprintf(w, "%s in %d of %d Services (%d EndpointSlices checked).\n",
 		st.Red(english.Plural(len(r.Findings), "finding", "findings")), len(services), r.Services, r.Slices)
+}
+
+// CheckOutput prints check's report: what lack of optional rights left
+// out, on errW in every format; then the report as data in format (json,
+// yaml) or, with none, as Check's table.
+func CheckOutput(w, errW io.Writer, st Style, format string, r explain.CheckReport) error {
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(errW, "Warning: skipped %s\n", strings.Join(r.Skipped, "; "))
+	}
+	if format != "" {
+		return Data(w, format, r)
+	}
+	Check(w, st, r)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Diff writes a plan as unified diffs of YAML, one per slice written, in the
@@ -86,4 +87,27 @@ func colourDiff(w io.Writer, st Style, text string) error {
 		}
 	}
 	return nil
+}
+
+// Diffs writes each Service's diff in order, its planner warnings and its
+// failure (with the writes made before it) on errW as they come. It
+// returns whether any Service would change and the first failure; err is
+// a failure to write the diff itself.
+func Diffs(w, errW io.Writer, st, errSt Style, runs []syncer.Outcome) (changed bool, failed, err error) {
+	for _, run := range runs {
+		if run.Err != nil {
+			Failures(errW, errSt, []syncer.Outcome{run})
+			if failed == nil {
+				failed = run.Err
+			}
+			continue
+		}
+		Warnings(errW, errSt, run.Plan)
+		c, err := Diff(w, st, run.Plan)
+		if err != nil {
+			return changed, failed, err
+		}
+		changed = changed || c
+	}
+	return changed, failed, nil
 }

@@ -3,9 +3,39 @@ package printers
 import (
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/version"
 )
+
+// ClientVersion is the plugin's build in the shape kubectl version prints:
+// the version, commit and date set by ldflags; a commit or date left empty
+// (a plain go build) is taken from the VCS stamp the Go toolchain embeds
+// (settings, from debug.ReadBuildInfo), as is the tree's state.
+func ClientVersion(gitVersion, commit, date string, settings []debug.BuildSetting) version.Info {
+	tree := ""
+	for _, s := range settings {
+		switch {
+		case s.Key == "vcs.revision" && commit == "":
+			commit = s.Value
+		case s.Key == "vcs.time" && date == "":
+			date = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			tree = "dirty"
+		}
+	}
+	if commit != "" && tree == "" {
+		tree = "clean"
+	}
+	major, minor := "", ""
+	if v, err := utilversion.ParseSemantic(gitVersion); err == nil {
+		major, minor = fmt.Sprint(v.Major()), fmt.Sprint(v.Minor())
+	}
+	return version.Info{Major: major, Minor: minor, GitVersion: gitVersion, GitCommit: commit, GitTreeState: tree, BuildDate: date,
+		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+}
 
 // VersionReport is `kubectl slices version -o json|yaml`, as kubectl's.
 type VersionReport struct {

@@ -1,0 +1,75 @@
+package args
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+)
+
+// serviceTypes are the ways kubectl lets a user name the Service type.
+var serviceTypes = map[string]bool{"svc": true, "service": true, "services": true, "service.v1": true, "services.v1": true}
+
+// IsServiceType says whether s names the Service type (svc, Service, ...).
+func IsServiceType(s string) bool { return serviceTypes[strings.ToLower(s)] }
+
+// Services accepts svc/NAME, service/NAME, a bare NAME, and kubectl's
+// "svc NAME..." form, and returns the names. Anything naming another
+// resource type, or a name no Service can have, is a usage error caught
+// before any request.
+func Services(args []string) ([]string, error) {
+	if len(args) > 0 && IsServiceType(args[0]) && !strings.Contains(args[0], "/") {
+		args = args[1:]
+		if len(args) == 0 {
+			return nil, exit.Usagef("name the Service: svc/NAME, or use -l SELECTOR or --all")
+		}
+	}
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		typ, name, hasType := strings.Cut(a, "/")
+		switch {
+		case !hasType:
+			name = typ
+		case !IsServiceType(typ):
+			return nil, exit.Usagef("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", exit.Quote(a))
+		}
+		// The API server names Services by DNS-1035 labels; anything else
+		// ("..", "a/b", "Web") cannot exist and is refused before a request.
+		if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+			return nil, exit.Usagef("%q is not a Service name: %s", a, errs[0])
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// Selection is how a command selects Services: by Names, by label
+// (Selector, -l), or every one (All, --all); AllNamespaces is -A.
+type Selection struct {
+	Names         []string
+	Selector      string
+	All           bool
+	AllNamespaces bool
+}
+
+// Validate checks the selection before anything is read: exactly one way
+// of selecting, names only within one namespace, a selector that parses.
+func (s Selection) Validate() error {
+	switch {
+	case len(s.Names) > 0 && (s.Selector != "" || s.All):
+		return exit.Usagef("name Services or select them with -l/--all, not both")
+	case len(s.Names) == 0 && s.Selector == "" && !s.All:
+		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
+	case s.Selector != "" && s.All:
+		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
+	case len(s.Names) > 0 && s.AllNamespaces:
+		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
+	case s.Selector != "":
+		if _, err := labels.Parse(s.Selector); err != nil {
+			return exit.Usagef("invalid selector %q: %v", s.Selector, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package args
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+)
+
+func TestServices(t *testing.T) {
+	got, err := Services([]string{"svc/a", "service/b", "c", "Services/d", "service.v1/e"})
+	if err != nil || !reflect.DeepEqual(got, []string{"a", "b", "c", "d", "e"}) {
+		t.Errorf("%v %v", got, err)
+	}
+	if got, err := Services([]string{"svc", "a", "b"}); err != nil || !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("svc NAME NAME: %v %v", got, err)
+	}
+	if got, err := Services(nil); err != nil || len(got) != 0 {
+		t.Errorf("no arguments: %v %v", got, err)
+	}
+	for _, bad := range [][]string{{"pods/x"}, {"svc/"}, {"svc/a/b"}, {"svc"}, {"svc/.."}, {"svc/Web"}, {"svc/a\nb"}, {"a", "deploy/b"}} {
+		_, err := Services(bad)
+		var ee *exit.Error
+		if !errors.As(err, &ee) || ee.Code != exit.Usage {
+			t.Errorf("%q: %v, want a usage error", bad, err)
+		}
+	}
+}
+
+func TestIsServiceType(t *testing.T) {
+	for s, want := range map[string]bool{"svc": true, "SVC": true, "service": true, "services.v1": true, "svc/a": false, "pods": false, "": false} {
+		if got := IsServiceType(s); got != want {
+			t.Errorf("IsServiceType(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestSelectionValidate(t *testing.T) {
+	cases := []struct {
+		s    Selection
+		want string // "" accepted
+	}{
+		{Selection{Names: []string{"web"}}, ""},
+		{Selection{Selector: "tier=web", AllNamespaces: true}, ""},
+		{Selection{All: true, AllNamespaces: true}, ""},
+		{Selection{Names: []string{"web"}, Selector: "a=b"}, "not both"},
+		{Selection{Names: []string{"web"}, All: true}, "not both"},
+		{Selection{}, "name at least one Service"},
+		{Selection{Selector: "a=b", All: true}, "-l and --all do not go together"},
+		{Selection{Names: []string{"web"}, AllNamespaces: true}, "cannot be named across all namespaces"},
+		{Selection{Selector: "a in (b"}, "invalid selector"},
+	}
+	for _, c := range cases {
+		err := c.s.Validate()
+		var ee *exit.Error
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c.s, err)
+		case c.want != "" && (!errors.As(err, &ee) || ee.Code != exit.Usage || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: %v, want a usage error %q", c.s, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package daemon
+
+import (
+	"fmt"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
+)
+
+// WebhookSettings are the admission webhook's settings as the command line
+// gives them, to `webhook` and to `sync --watch`; errors name the flags.
+type WebhookSettings struct {
+	Addr, CertFile, KeyFile string
+	// DenyOn are the Service findings that deny instead of warning.
+	DenyOn []string
+	// AllowUsers and AllowGroups may write our slices besides the field
+	// managers of kubectl-slices' own writes.
+	AllowUsers, AllowGroups []string
+}
+
+// Validate checks the settings; required says the webhook is the command's
+// whole point (standalone) rather than an addition to sync --watch, where
+// none given means no webhook.
+func (s WebhookSettings) Validate(required bool) error {
+	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0
+	if !required && !set {
+		return nil
+	}
+	if s.Addr == "" || s.CertFile == "" || s.KeyFile == "" {
+		return fmt.Errorf("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
+	}
+	if err := webhook.CheckAllowed(s.AllowUsers, s.AllowGroups); err != nil {
+		return err
+	}
+	if _, err := webhook.ParseKinds(s.DenyOn); err != nil {
+		return fmt.Errorf("--deny-on: %w", err)
+	}
+	return nil
+}
+
+// Webhook is the daemon's webhook for settings that passed Validate: the
+// handler judges Services with the planner's options and guards the slices
+// of plan.ManagedBy, which fieldManagers (kubectl-slices' own writes) may
+// write.
+func (s WebhookSettings) Webhook(plan reconcile.Options, fieldManagers []string) *Webhook {
+	denyOn, _ := webhook.ParseKinds(s.DenyOn) // Validate parsed them
+	return &Webhook{Addr: s.Addr, CertFile: s.CertFile, KeyFile: s.KeyFile,
+		Handler: &webhook.Handler{Plan: plan, DenyOn: denyOn,
+			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: s.AllowUsers, Groups: s.AllowGroups}}}
+}

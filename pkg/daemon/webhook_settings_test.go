@@ -1,0 +1,48 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
+)
+
+func TestWebhookSettingsValidate(t *testing.T) {
+	ok := WebhookSettings{Addr: ":8443", CertFile: "tls.crt", KeyFile: "tls.key"}
+	with := func(f func(*WebhookSettings)) WebhookSettings { s := ok; f(&s); return s }
+	cases := []struct {
+		name     string
+		s        WebhookSettings
+		required bool
+		want     string
+	}{
+		{"none, beside the loop", WebhookSettings{}, false, ""},
+		{"none, standalone", WebhookSettings{}, true, "needs --webhook-addr, --tls-cert-file and --tls-private-key-file"},
+		{"complete", ok, true, ""},
+		{"no key", with(func(s *WebhookSettings) { s.KeyFile = "" }), false, "needs --webhook-addr"},
+		{"deny-on alone beside the loop", WebhookSettings{DenyOn: []string{"NoPods"}}, false, "needs --webhook-addr"},
+		{"a known finding", with(func(s *WebhookSettings) { s.DenyOn = []string{"NoPods"} }), true, ""},
+		{"an unknown finding", with(func(s *WebhookSettings) { s.DenyOn = []string{"Nope"} }), true, "--deny-on: "},
+		{"everyone allowed", with(func(s *WebhookSettings) { s.AllowGroups = []string{"system:authenticated"} }), true, "--allow-group system:authenticated"},
+	}
+	for _, c := range cases {
+		err := c.s.Validate(c.required)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestWebhookSettingsWebhook(t *testing.T) {
+	s := WebhookSettings{Addr: ":8443", CertFile: "c", KeyFile: "k", DenyOn: []string{"NoPods"}, AllowUsers: []string{"alice"}, AllowGroups: []string{"ops"}}
+	plan := reconcile.DefaultOptions()
+	plan.ManagedBy = "team-x"
+	w := s.Webhook(plan, []string{"kubectl-slices"})
+	g := w.Handler.Guard
+	if w.Addr != ":8443" || w.CertFile != "c" || w.KeyFile != "k" || w.AllowSelf || !w.Handler.DenyOn[webhook.Kind("NoPods")] || len(w.Handler.DenyOn) != 1 ||
+		g.ManagedBy != "team-x" || w.Handler.Plan.ManagedBy != "team-x" || strings.Join(g.FieldManagers, ",") != "kubectl-slices" ||
+		strings.Join(g.Users, ",") != "alice" || strings.Join(g.Groups, ",") != "ops" {
+		t.Errorf("%+v, guard %+v", w, g)
+	}
+}

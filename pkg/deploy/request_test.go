@@ -1,0 +1,126 @@
+package deploy
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func noCheck([]string, []string) error { return nil }
+
+func TestRequestValidate(t *testing.T) {
+	ok := Request{Namespace: "ops", Image: "img", Replicas: 2, HealthPort: 8080}
+	with := func(f func(*Request)) Request { r := ok; f(&r); return r }
+	cases := []struct {
+		name string
+		r    Request
+		want string // "" accepted
+	}{
+		{"cluster", ok, ""},
+		{"namespace", with(func(r *Request) { r.NamespaceScoped = true }), ""},
+		{"sidecar", with(func(r *Request) { r.SidecarFor, r.Patch, r.ServiceAccount = "deploy/web", true, "web" }), ""},
+		{"webhook", with(func(r *Request) { r.Webhook, r.CertManager, r.Allowed.Users = true, true, []string{"alice"} }), ""},
+		{"sidecar and namespace", with(func(r *Request) { r.SidecarFor, r.NamespaceScoped = "deploy/web", true }), "drop --namespace-scoped"},
+		{"patch alone", with(func(r *Request) { r.Patch = true }), "--patch and --service-account go with --sidecar-for"},
+		{"service account alone", with(func(r *Request) { r.ServiceAccount = "web" }), "--patch and --service-account go with --sidecar-for"},
+		{"webhook in a namespace", with(func(r *Request) { r.Webhook, r.NamespaceScoped = true, true }), "cluster mode only"},
+		{"webhook in a sidecar", with(func(r *Request) { r.Webhook, r.SidecarFor = true, "deploy/web" }), "cluster mode only"},
+		{"cert-manager alone", with(func(r *Request) { r.CertManager = true }), "--cert-manager goes with --webhook"},
+		{"allowed alone", with(func(r *Request) { r.Allowed.Groups = []string{"system:masters"} }), "go with --webhook"},
+		{"no replicas", with(func(r *Request) { r.Replicas = 0 }), "--replicas must be at least 1"},
+		{"port 0", with(func(r *Request) { r.HealthPort = 0 }), "--health-port must be between 1 and 65535"},
+		{"port 65536", with(func(r *Request) { r.HealthPort = 65536 }), "--health-port must be between 1 and 65535"},
+		{"no image", with(func(r *Request) { r.Image = "" }), "--image must name an image"},
+		{"a pod", with(func(r *Request) { r.SidecarFor = "pod/web" }), "--sidecar-for: "},
+		// The first rule broken is the one said.
+		{"two faults", with(func(r *Request) { r.CertManager, r.Replicas = true, 0 }), "--cert-manager goes with --webhook"},
+	}
+	for _, c := range cases {
+		err := c.r.Validate(noCheck)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	refused := errors.New("refused")
+	r := with(func(r *Request) { r.Webhook, r.Replicas = true, 0 })
+	if err := r.Validate(func([]string, []string) error { return refused }); err != refused {
+		t.Errorf("the allowed identities' rule comes before the settings: %v", err)
+	}
+}
+
+func kindList(objs []runtime.Object) string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetObjectKind().GroupVersionKind().Kind)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestRender(t *testing.T) {
+	base := Request{Namespace: "ops", Image: "img", Replicas: 2, HealthPort: 8080}
+	own := base
+	own.OwnNamespace = true
+	scoped := own
+	scoped.NamespaceScoped = true
+	for name, c := range map[string]struct {
+		r         Request
+		namespace bool
+	}{"cluster, own namespace": {own, true}, "cluster, a named namespace": {base, false}, "one namespace": {scoped, false}} {
+		out, err := Render(c.r)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		objs := out.Data.([]runtime.Object)
+		if got := kindList(objs[:1]) == "Namespace"; got != c.namespace || out.Next != "" {
+			t.Errorf("%s: %s; Namespace first %v, want %v; next %q", name, kindList(objs), got, c.namespace, out.Next)
+		}
+	}
+	hook := base
+	hook.Webhook = true
+	out, err := Render(hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secret *corev1.Secret
+	for _, o := range out.Data.([]runtime.Object) {
+		if s, ok := o.(*corev1.Secret); ok {
+			secret = s
+		}
+	}
+	if secret == nil || len(secret.Data[corev1.TLSPrivateKeyKey]) == 0 {
+		t.Errorf("--webhook without cert-manager: no generated key in %s", kindList(out.Data.([]runtime.Object)))
+	}
+	hook.CertManager = true
+	if out, _ := Render(hook); !strings.Contains(kindList(out.Data.([]runtime.Object)), "Issuer,Certificate") {
+		t.Errorf("--cert-manager: %s", kindList(out.Data.([]runtime.Object)))
+	}
+}
+
+func TestRenderSidecar(t *testing.T) {
+	r := Request{Namespace: "shop", Image: "img", Replicas: 2, HealthPort: 8080, SidecarFor: "deploy/web"}
+	out, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out.Data.([]runtime.Object); !ok {
+		t.Errorf("sidecar: %T, want the RBAC objects", out.Data)
+	}
+	want := "# apply the above (kubectl apply -f -), then add the container to deployment/web:\n" +
+		"#   kubectl patch deployment web -n shop --type strategic -p \"$(kubectl slices deploy --sidecar-for deploy/web -n shop --patch)\"\n"
+	if out.Next != want {
+		t.Errorf("next step %q, want %q", out.Next, want)
+	}
+	r.Patch = true
+	if out, err = Render(r); err != nil || out.Next != "" {
+		t.Fatalf("--patch: %v, next %q", err, out.Next)
+	}
+	if _, ok := out.Data.(map[string]any); !ok {
+		t.Errorf("--patch: %T, want the patch", out.Data)
+	}
+}
