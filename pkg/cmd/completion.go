@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/completion"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 )
 
 func newCompletionCommand(o *RootOptions) *cobra.Command {
@@ -15,36 +16,9 @@ func newCompletionCommand(o *RootOptions) *cobra.Command {
 		Use:                   "completion SHELL",
 		DisableFlagsInUseLine: true,
 		Short:                 "Print the shell completion code for bash, zsh, fish or powershell",
-		Long: `Print the shell completion code for the given shell (bash, zsh, fish or powershell).
-
-Typed as kubectl slices, the plugin is completed by kubectl itself (1.26 or later, with
-kubectl's own completion loaded): kubectl runs the executable kubectl_complete-slices
-from PATH for every word after "slices". The repository ships it in completions/; krew
-installs one executable only, so krew users create it as the plugin's caveats say.
-
-The code printed here completes the kubectl-slices executable when it is run directly.
-
-Service names (svc/NAME or NAME), namespaces (-n), contexts (--context), clusters and
-users are completed from the kubeconfig and the live cluster; a lookup gives up after
-3 seconds and then offers nothing.`,
-		Example: `  # Complete "kubectl slices ..." through kubectl (put the shim next to kubectl-slices)
-  install -m 0755 completions/kubectl_complete-slices "$(dirname "$(command -v kubectl-slices)")"
-
-  # Load the bash completion of kubectl-slices into the current shell (needs bash-completion)
-  source <(kubectl slices completion bash)
-
-  # Load it in every new bash
-  kubectl slices completion bash > ~/.local/share/bash-completion/completions/kubectl-slices
-
-  # zsh
-  kubectl slices completion zsh > "${fpath[1]}/_kubectl-slices"
-
-  # fish
-  kubectl slices completion fish > ~/.config/fish/completions/kubectl-slices.fish
-
-  # PowerShell
-  kubectl slices completion powershell | Out-String | Invoke-Expression`,
-		ValidArgs: completion.Shells,
+		Long:                  help.Text("completion.long"),
+		Example:               help.Text("completion.example"),
+		ValidArgs:             completion.Shells,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !slices.Contains(c.ValidArgs, args[0]) {
 				return exit.Usagef("name one shell: bash, zsh, fish or powershell (kubectl slices completion bash)")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
@@ -40,56 +41,12 @@ func defaultImage() string { return "ghcr.io/kubectl-slices/kubectl-slices:" + V
 func newDeployCommand(root *RootOptions) *cobra.Command {
 	o := &DeployOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "deploy [--namespace-scoped | --sidecar-for KIND/NAME]",
-		Short: "Print the manifests that run sync --watch in the cluster (never applies them)",
-		Long: `Print the manifests that keep EndpointSlices current from inside the cluster, for
-kubectl apply -f -. Nothing is applied or read from the cluster.
-
-Cluster mode (the default): the Namespace kubectl-slices, labelled to enforce the
-restricted Pod Security Standard (with -n, an existing namespace is used as it is), a
-ServiceAccount, a ClusterRole and its
-binding, a Role for the leader-election Lease, a Deployment running
-"kubectl-slices sync --watch --standby --all -A --leader-elect" (2 replicas, probes on /healthz and
-/readyz, resources, a pod security context that passes the restricted standard) and a
-PodDisruptionBudget.
-
---namespace-scoped: the loop watches one namespace (-n, default the kubeconfig's) with a
-Role and RoleBinding only, for a team that may not create cluster-scoped objects. Without
-Nodes, zones are unknown: hints and topology keep what the live slices say.
-
---sidecar-for deploy/NAME (or sts/NAME, ds/NAME): the ServiceAccount, Role and RoleBinding
-for a container of the loop inside an existing workload, watching its namespace; --patch
-prints the strategic-merge patch that adds the container (kubectl patch --type strategic).
-Unless --service-account names the workload's own ServiceAccount, the patch makes the
-workload run as the kubectl-slices ServiceAccount.
-
---webhook (cluster mode): the same process also serves the admission webhook on :8443;
-adds its Service, two ValidatingWebhookConfigurations (Services: failurePolicy Ignore,
-warnings only; EndpointSlices of kubectl-slices: failurePolicy Fail) and the certificate: a
-CA and serving certificate generated here into a Secret and the caBundle (the output then
-holds a private key: pipe it to kubectl, do not commit it), or with --cert-manager a
-self-signed Issuer and a Certificate whose CA cert-manager injects.
-
-The RBAC is least privilege: each verb on each resource is needed by a code path, named
-in the annotation why.kubectl-slices.io/RESOURCE of the role. The image defaults to
-` + defaultImage() + `; build it from the Dockerfile and name yours with --image.`,
-		Example: `  # Run the loop for the whole cluster
-  kubectl slices deploy --image registry.example/kubectl-slices:v1.2.3 | kubectl apply -f -
-
-  # For one namespace, without cluster-scoped rights
-  kubectl slices deploy --namespace-scoped -n shop | kubectl apply -f -
-
-  # As a sidecar of deploy/web: the RBAC, then the container
-  kubectl slices deploy --sidecar-for deploy/web -n shop | kubectl apply -f -
-  kubectl patch deploy/web -n shop --type strategic -p "$(kubectl slices deploy --sidecar-for deploy/web -n shop --patch)"
-
-  # With the admission webhook, its certificate issued by cert-manager
-  kubectl slices deploy --webhook --cert-manager | kubectl apply -f -
-
-  # Check the manifests against the API server without applying them
-  kubectl slices deploy | kubectl apply --dry-run=server -f -`,
-		Args: cobra.NoArgs,
-		RunE: runCommand(o),
+		Use:     "deploy [--namespace-scoped | --sidecar-for KIND/NAME]",
+		Short:   "Print the manifests that run sync --watch in the cluster (never applies them)",
+		Long:    help.Text("deploy.long") + defaultImage() + `; build it from the Dockerfile and name yours with --image.`,
+		Example: help.Text("deploy.example"),
+		Args:    cobra.NoArgs,
+		RunE:    runCommand(o),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Image, "image", defaultImage(), "Container image of kubectl-slices (built from the Dockerfile)")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -21,18 +22,10 @@ type DiffOptions struct {
 func newDiffCommand(root *RootOptions) *cobra.Command {
 	o := &DiffOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "diff (svc/NAME ... | -l SELECTOR | --all)",
-		Short: "Show what sync would change, as unified diffs",
-		Long: `Plan each Service's EndpointSlices and print, for every slice sync would create, update
-or delete, a unified diff of its YAML against the live object. Like kubectl diff, the exit
-code is 0 when nothing would change, 1 when something would, and greater than 1 on error.
-
-` + exit.Help,
-		Example: `  # What would sync change for one Service?
-  kubectl slices diff svc/web -n shop
-
-  # Use in scripts: non-zero when any Service in the namespace needs a sync
-  kubectl slices diff --all -n shop >/dev/null || echo "drift"`,
+		Use:               "diff (svc/NAME ... | -l SELECTOR | --all)",
+		Short:             "Show what sync would change, as unified diffs",
+		Long:              help.Text("diff.long") + exit.Help,
+		Example:           help.Text("diff.example"),
 		ValidArgsFunction: root.completeServices,
 		RunE:              runCommand(o),
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -38,34 +39,10 @@ type ExplainOptions struct {
 func newExplainCommand(root *RootOptions) *cobra.Command {
 	o := &ExplainOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "explain svc/NAME",
-		Short: "Explain why each Pod is or is not an endpoint, and where the live slices drift",
-		Long: `Show a Service's endpoint story: its ports and address families, how many Pods its
-selector matches (and, when none, the Pods one label away), every Pod's decision with the
-reason code sync acts on, the slices each manager publishes, how the live endpoints drift
-from the desired ones, and a diagnosis with the command that repairs it.
-
-With --local -f, Services, Pods, Nodes and EndpointSlices are read from manifests (a
-'kubectl get -o yaml' dump or a 'kubectl cluster-info dump' directory) and no cluster is
-contacted.
-
-Reason codes: PodTerminal, NoPodIP, NodeNotFound, AddressFamilyMismatch, ServiceTerminating
-(exclusions); PortNotFound, NodeUnreadable, AddressFamilyMismatch, NodeNotFound (notes on
-included Pods). Drift kinds: Missing, Stale, Changed, Duplicate, Conflict.
-
-` + exit.Help,
-		Example: `  # Why does svc/web have no endpoints?
-  kubectl slices explain svc/web -n shop
-
-  # Only the Pods that are left out, for a large Service
-  kubectl slices explain svc/web --show-pods=excluded
-
-  # From a dump, with no cluster at all
-  kubectl get svc,pods,nodes,endpointslices -A -o yaml > dump.yaml
-  kubectl slices explain svc/web -n shop --local -f dump.yaml
-
-  # Machine-readable (schema kubectl-slices.explain/v1)
-  kubectl slices explain svc/web -o json`,
+		Use:               "explain svc/NAME",
+		Short:             "Explain why each Pod is or is not an endpoint, and where the live slices drift",
+		Long:              help.Text("explain.long") + exit.Help,
+		Example:           help.Text("explain.example"),
 		ValidArgsFunction: root.completeOneService,
 		RunE:              runCommand(o),
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -26,34 +27,12 @@ type PruneOptions struct {
 func newPruneCommand(root *RootOptions) *cobra.Command {
 	o := &PruneOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "prune [-n NAMESPACE | -A]",
-		Short: "Delete EndpointSlices and Endpoints of kubectl-slices that outlived their Service",
-		Long: `Delete the slices kubectl-slices wrote whose Service is gone, has no selector any more,
-became ExternalName, or was re-created (the slice's owner reference carries another UID).
-The garbage collector removes such slices when kube-controller-manager runs; prune is for
-when it does not. Only slices labelled endpointslice.kubernetes.io/managed-by: kubectl-slices
-are read and deleted, each with its resourceVersion and UID as preconditions; a slice of any
-other manager is never touched.
-
-The v1 Endpoints objects sync --with-endpoints wrote (labelled
-endpoints.kubernetes.io/managed-by: kubectl-slices) are pruned when their Service is gone
-(as the Endpoints controller does), has no selector any more or became ExternalName (the
-controller writes none then, and ours would list Pods the Service no longer selects). An
-Endpoints object without that label (hand-written, the controller's) is never touched.
-
-Exit codes:
-  0  pruned, or nothing to prune
-  2  usage error
-  4  the API server refused or failed
-  5  a slice changed while being deleted; run again
-  130  interrupted (Ctrl-C)`,
-		Example: `  # What would go, in every namespace
-  kubectl slices prune -A --dry-run=client
-
-  # Prune one namespace
-  kubectl slices prune -n shop`,
-		Args: cobra.NoArgs,
-		RunE: runCommand(o),
+		Use:     "prune [-n NAMESPACE | -A]",
+		Short:   "Delete EndpointSlices and Endpoints of kubectl-slices that outlived their Service",
+		Long:    help.Text("prune.long"),
+		Example: help.Text("prune.example"),
+		Args:    cobra.NoArgs,
+		RunE:    runCommand(o),
 	}
 	cmd.Flags().StringVar(&o.ManagedBy, "managed-by", reconcile.DefaultManagedBy, "The managed-by value of the slices to prune")
 	addDryRunFlag(cmd, &o.DryRun, "deletes", "each delete")

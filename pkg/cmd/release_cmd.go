@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -30,49 +31,15 @@ type ReleaseOptions struct {
 // releasePoll is how often --wait re-reads a Service's slices.
 const releasePoll = 500 * time.Millisecond
 
-const releaseExitHelp = `Exit codes:
-  0  every selected Service was handed back, or had no slices of kubectl-slices
-  1  a hand-back was refused (kube-controller-manager's slices differ or are missing, its
-     Endpoints controller has not taken our Endpoints object over, or either did not catch
-     up within --wait); nothing was deleted or changed for what was refused
-  2  usage error
-  3  a Service was not found
-  4  the API server refused or failed
-  5  our slices kept changing while being deleted
-  130  interrupted (Ctrl-C)`
+var releaseExitHelp = help.Text("release.exit")
 
 func newReleaseCommand(root *RootOptions) *cobra.Command {
 	o := &ReleaseOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "release (svc/NAME ... | -l SELECTOR | --all) [--wait[=TIMEOUT]]",
-		Short: "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
-		Long: `Once kube-controller-manager is back, delete the slices kubectl-slices wrote for a Service,
-but only when the controller's own slices for it exist and publish the same endpoints as
-ours: the same addresses, conditions (ready, serving, terminating), nodes, zones and ports.
-Consumers merge both managers' slices, so deleting ours then changes nothing they see: at
-no moment does the Service have fewer ready endpoints than before.
-
-Otherwise release refuses and prints the difference, endpoint by endpoint. --wait re-reads
-the slices every 0.5 s until the controller catches up (default 5m, or the given
-duration); --force deletes ours anyway. Slices of any other manager are never touched.
-
-The v1 Endpoints object sync --with-endpoints wrote (endpoints.kubernetes.io/managed-by:
-kubectl-slices) is never deleted: there is one per Service, and kube-controller-manager's
-Endpoints controller takes it over by rewriting it under its own label when it starts or
-when the Service's Pods change. release reports it handed back once that happened (--wait
-waits for it), and refuses otherwise; --force removes only our label and leaves every
-address for the controller to overwrite. An Endpoints object not labelled as ours is never
-touched.
-
-` + releaseExitHelp,
-		Example: `  # Hand back one Service once kube-controller-manager publishes it again
-  kubectl slices release svc/web -n shop
-
-  # Wait up to two minutes for the controller to catch up, then hand back
-  kubectl slices release svc/web -n shop --wait=2m
-
-  # Every Service of every namespace; show what would be deleted
-  kubectl slices release --all -A --dry-run=client`,
+		Use:               "release (svc/NAME ... | -l SELECTOR | --all) [--wait[=TIMEOUT]]",
+		Short:             "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
+		Long:              help.Text("release.long") + releaseExitHelp,
+		Example:           help.Text("release.example"),
 		ValidArgsFunction: root.completeServices,
 		RunE:              runCommand(o),
 	}

@@ -40,22 +40,10 @@ func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 func newRootCommand(o *RootOptions) *cobra.Command {
 	streams := o.IOStreams
 	cmd := &cobra.Command{
-		Use:   "kubectl-slices",
-		Short: "Explain and repair a Service's EndpointSlices",
-		Long: `kubectl slices plans a Service's EndpointSlices exactly as kube-controller-manager's
-EndpointSlice controller would, explains why each Pod is or is not an endpoint, and, when
-the controller is down, stuck or misconfigured, writes the slices itself under its own
-managed-by label (endpointslice.kubernetes.io/managed-by: kubectl-slices).
-
-Slices written by any other manager are never modified or deleted.
-
-` + exit.Help,
-		Example: `  # Why has svc/web no endpoints?
-  kubectl slices explain svc/web -n shop
-
-  # What would a repair change, then repair it
-  kubectl slices diff svc/web -n shop
-  kubectl slices sync svc/web -n shop`,
+		Use:     "kubectl-slices",
+		Short:   "Explain and repair a Service's EndpointSlices",
+		Long:    help.Text("root.long") + exit.Help,
+		Example: help.Text("root.example"),
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl slices",
 		},
@@ -93,8 +81,8 @@ Slices written by any other manager are never modified or deleted.
 	registerCompletions(cmd, o)
 	addProfiling(cmd)
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
-	cmd.AddCommand(newCompletionCommand(o), newOptionsCommand(o))
-	help.Setup(cmd, helpGroups(cmd))
+	cmd.AddCommand(newCompletionCommand(o), help.NewOptionsCommand(o.Out))
+	help.Setup(cmd, help.Groups(cmd))
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -51,34 +52,10 @@ func addTargetFlags(cmd *cobra.Command, t *TargetFlags) {
 func newSyncCommand(root *RootOptions) *cobra.Command {
 	o := &SyncOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "sync (svc/NAME ... | -l SELECTOR | --all)",
-		Short: "Write a Service's EndpointSlices as kube-controller-manager would",
-		Long: `Plan each Service's EndpointSlices from the Pods its selector matches, exactly as
-kube-controller-manager's EndpointSlice controller does, and write them under
-endpointslice.kubernetes.io/managed-by: kubectl-slices. Slices of any other manager are
-never modified. A second sync of an unchanged cluster writes nothing.
-
-Where kube-controller-manager's own slices for a Service exist and publish exactly the
-desired endpoints, sync writes nothing for it and says so (--force writes anyway); when
-slices of ours are also present it points to 'kubectl slices release', which hands them
-back.
-
-` + exit.Help,
-		Example: `  # Repair one Service whose endpoints are missing
-  kubectl slices sync svc/web -n shop
-
-  # See what would be written, validated by the API server, without writing
-  kubectl slices sync svc/web --dry-run=server -o yaml
-
-  # Every Service labelled tier=frontend, in all namespaces
-  kubectl slices sync -l tier=frontend -A
-
-  # Keep every Service of a namespace current until interrupted
-  kubectl slices sync --all -n shop --watch
-
-  # In a cluster, as one of several replicas: one leads and writes, the others stand by;
-  # probes and Prometheus metrics on :8080
-  kubectl slices sync --all -A --watch --leader-elect --health-addr :8080`,
+		Use:               "sync (svc/NAME ... | -l SELECTOR | --all)",
+		Short:             "Write a Service's EndpointSlices as kube-controller-manager would",
+		Long:              help.Text("sync.long") + exit.Help,
+		Example:           help.Text("sync.example"),
 		ValidArgsFunction: root.completeServices,
 		RunE:              runCommand(o),
 	}

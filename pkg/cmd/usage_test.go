@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 )
 
 // kubectlHelp renders what kubectl's own templater renders, byte for byte,
@@ -36,7 +38,7 @@ func TestHelpMatchesKubectlTemplater(t *testing.T) {
 		got := helpOutput(args, nil)
 		want := helpOutput(args, func(root *cobra.Command) {
 			flagErr := root.FlagErrorFunc()
-			templates.ActsAsRootCommand(root, []string{"options"}, helpGroups(root)...)
+			templates.ActsAsRootCommand(root, []string{"options"}, help.Groups(root)...)
 			root.SetFlagErrorFunc(flagErr)
 			opts, _, _ := root.Find([]string{"options"})
 			templates.UseOptionsTemplates(opts)

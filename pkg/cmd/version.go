@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
@@ -45,19 +46,12 @@ type VersionOptions struct {
 func newVersionCommand(root *RootOptions) *cobra.Command {
 	o := &VersionOptions{RootOptions: root}
 	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print the plugin's version and the API server's",
-		Long: `Print the plugin's version, the commit it was built from and that commit's date, and
-the version of the API server of the current context.
-
-With --client, no cluster is contacted.`,
-		Example: `  # The plugin's and the API server's versions
-  kubectl slices version
-
-  # The plugin's build only, as JSON
-  kubectl slices version --client -o json`,
-		Args: cobra.NoArgs,
-		RunE: runCommand(o),
+		Use:     "version",
+		Short:   "Print the plugin's version and the API server's",
+		Long:    help.Text("version.long"),
+		Example: help.Text("version.example"),
+		Args:    cobra.NoArgs,
+		RunE:    runCommand(o),
 	}
 	cmd.Flags().BoolVar(&o.ClientOnly, "client", false, "If true, shows client version only (no server required).")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "One of 'yaml' or 'json'.")

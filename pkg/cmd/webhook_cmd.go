@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -30,10 +31,7 @@ func newWebhookCommand(root *RootOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "webhook --webhook-addr HOST:PORT --tls-cert-file FILE --tls-private-key-file FILE",
 		Short: "Serve the validating admission webhook for Services and our EndpointSlices",
-		Long: `Serve an admission.k8s.io/v1 validating webhook over HTTPS until interrupted.
-
-/validate/services never denies by default: on CREATE and UPDATE of a Service it returns
-at most ` + fmt.Sprint(3) + ` short warnings, which kubectl prints as "Warning: ...", judged by the
+		Long: help.Text("webhook.long") + fmt.Sprint(3) + ` short warnings, which kubectl prints as "Warning: ...", judged by the
 explain engine from an in-memory cache of the cluster (no API request per admission).
 The findings; --deny-on turns chosen ones into denials:
 
@@ -57,16 +55,9 @@ served without a restart. Register the paths with a ValidatingWebhookConfigurati
 (Services: failurePolicy Ignore; EndpointSlices: failurePolicy Fail with an
 objectSelector on the managed-by label, sideEffects None). 'sync --watch' takes the
 same flags to serve the webhook from the watch loop's cache.`,
-		Example: `  # Serve on port 8443 with a mounted certificate (re-read when rotated)
-  kubectl slices webhook --webhook-addr :8443 --tls-cert-file /certs/tls.crt --tls-private-key-file /certs/tls.key
-
-  # Refuse Services whose selector matches no Pods, warn of the rest
-  kubectl slices webhook --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key --deny-on NoPods
-
-  # Keep slices current and serve the webhook from one process
-  kubectl slices sync --all -A --watch --webhook-addr :8443 --tls-cert-file tls.crt --tls-private-key-file tls.key`,
-		Args: cobra.NoArgs,
-		RunE: runCommand(o),
+		Example: help.Text("webhook.example"),
+		Args:    cobra.NoArgs,
+		RunE:    runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
 	addWebhookFlags(cmd, &o.Webhook)

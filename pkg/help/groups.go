@@ -1,10 +1,10 @@
-package cmd
+package help
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 	"k8s.io/kubectl/pkg/util/templates"
-
-	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 )
 
 // commandGroups orders the root help as kubectl orders its own; a command not
@@ -18,8 +18,8 @@ var commandGroups = templates.CommandGroups{
 
 var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "release": 1, "prune": 1, "deploy": 2}
 
-// helpGroups puts the root's commands into commandGroups.
-func helpGroups(root *cobra.Command) templates.CommandGroups {
+// Groups puts the root's commands into the groups of the root help.
+func Groups(root *cobra.Command) templates.CommandGroups {
 	groups := make(templates.CommandGroups, len(commandGroups))
 	copy(groups, commandGroups)
 	for _, c := range root.Commands() {
@@ -30,23 +30,23 @@ func helpGroups(root *cobra.Command) templates.CommandGroups {
 	return groups
 }
 
-// newOptionsCommand is kubectl's `options`: the flags every command accepts.
-func newOptionsCommand(o *RootOptions) *cobra.Command {
+// NewOptionsCommand is kubectl's `options`: the flags every command
+// accepts, printed on out.
+func NewOptionsCommand(out io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "options",
-		Short: "Print the list of flags inherited by all commands",
-		Long:  "Print the list of flags inherited by all commands: kubeconfig and connection flags, as kubectl's, and the plugin's own global flags.",
-		Example: `  # Print flags inherited by all commands
-  kubectl slices options`,
-		Args: cobra.NoArgs,
+		Use:     "options",
+		Short:   "Print the list of flags inherited by all commands",
+		Long:    "Print the list of flags inherited by all commands: kubeconfig and connection flags, as kubectl's, and the plugin's own global flags.",
+		Example: Text("options.example"),
+		Args:    cobra.NoArgs,
 		Run: func(c *cobra.Command, _ []string) {
 			_ = c.Usage()
 		},
 	}
 	// Usage goes to stderr by default; options is asked for, so stdout.
-	cmd.SetOut(o.Out)
-	cmd.SetErr(o.Out)
-	cmd.SetUsageFunc(help.OptionsUsage)
+	cmd.SetOut(out)
+	cmd.SetErr(out)
+	cmd.SetUsageFunc(OptionsUsage)
 	// kubectl's options help template is empty; --help shows the list too.
 	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) { _ = c.Usage() })
 	return cmd
