@@ -53,7 +53,7 @@ func TestFidelityRandomServices(t *testing.T) {
 	for i := range n {
 		svc, pods := randomService(rng, ns, i, dists)
 		t.Run(svc.Name, func(t *testing.T) {
-			if why := controllerDifference(minor, svc, pods); why != "" {
+			if why := controllerDifference(minor, false, svc, pods); why != "" {
 				t.Skipf("%s: known difference: %s", version, why)
 			}
 			mustService(t, cp, svc)

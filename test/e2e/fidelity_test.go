@@ -32,7 +32,7 @@ func TestFidelity(t *testing.T) {
 			if d := svc.Spec.TrafficDistribution; d != nil && !contains(dists, *d) {
 				t.Skipf("API server %s does not accept trafficDistribution %s", version, *d)
 			}
-			if why := controllerDifference(minor, svc, sc.pods); why != "" {
+			if why := controllerDifference(minor, false, svc, sc.pods); why != "" {
 				t.Skipf("%s: known difference: %s", version, why)
 			}
 			mustService(t, cp, svc)

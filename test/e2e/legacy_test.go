@@ -33,7 +33,7 @@ func testLegacyEndpoints(t *testing.T, cp *controlplane.ControlPlane) {
 			t.Logf("%s: API server %s does not accept trafficDistribution %s", sc.name, version, *d)
 			continue
 		}
-		if why := controllerDifference(minor, svc, sc.pods); why != "" {
+		if why := controllerDifference(minor, true, svc, sc.pods); why != "" {
 			t.Logf("%s: %s: known difference: %s", sc.name, version, why)
 			continue
 		}

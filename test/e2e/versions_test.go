@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -27,17 +28,22 @@ func serverMinor(t testing.TB, cp *controlplane.ControlPlane) int {
 }
 
 // controllerDifference says how kube-controller-manager v1.<minor>'s
-// EndpointSlice controller publishes other endpoints than kubectl-slices,
-// which plans as v1.33 and later do, for this Service and these Pods; ""
-// where the two agree. The README's support table lists the same rules, found
-// by `make compat`:
-//   - before v1.32, a named port only a sidecar (a restartable init
-//     container) declares is not resolved;
+// EndpointSlice controller (or, with endpoints set, its Endpoints controller)
+// publishes other endpoints than kubectl-slices, which plans as the current
+// release does, for this Service and these Pods; "" where the two agree. The
+// README's support table lists the same rules, found by `make compat`:
+//   - a named port that only a sidecar (a restartable init container)
+//     declares is resolved by the EndpointSlice controller from v1.34 on, by
+//     the Endpoints controller from v1.32 on;
 //   - before v1.33, Pod IPs are copied as written, not in canonical form;
 //   - before v1.33, trafficDistribution hints a ready endpoint without a
 //     zone to the zone "" instead of leaving it unhinted.
-func controllerDifference(minor int, svc *corev1.Service, pods []controlplane.PodSpec) string {
-	if minor >= 33 {
+func controllerDifference(minor int, endpoints bool, svc *corev1.Service, pods []controlplane.PodSpec) string {
+	sidecarsSince := 34
+	if endpoints {
+		sidecarsSince = 32
+	}
+	if minor >= sidecarsSince && minor >= 33 {
 		return ""
 	}
 	zoned := map[string]bool{}
@@ -45,17 +51,17 @@ func controllerDifference(minor int, svc *corev1.Service, pods []controlplane.Po
 		zoned[n.Name] = n.Zone != ""
 	}
 	for _, p := range pods {
-		if minor < 32 && sidecarOnlyNamedPort(svc, p) {
-			return "kube-controller-manager before v1.32 does not resolve a named port that only a sidecar declares"
+		if minor < sidecarsSince && sidecarOnlyNamedPort(svc, p) {
+			return fmt.Sprintf("kube-controller-manager before v1.%d does not resolve a named port that only a sidecar declares", sidecarsSince)
 		}
 		for _, ip := range p.IPs {
-			if parsed := net.ParseIP(ip); parsed != nil && parsed.String() != ip {
+			if parsed := net.ParseIP(ip); minor < 33 && parsed != nil && parsed.String() != ip {
 				return "kube-controller-manager before v1.33 copies a Pod IP as written (" + ip + "), not in canonical form"
 			}
 		}
 		ready := svc.Spec.PublishNotReadyAddresses || (p.Ready && !p.Terminating)
 		running := p.Phase != corev1.PodSucceeded && p.Phase != corev1.PodFailed
-		if svc.Spec.TrafficDistribution != nil && !zoned[p.Node] && len(p.IPs) > 0 && ready && running {
+		if !endpoints && minor < 33 && svc.Spec.TrafficDistribution != nil && !zoned[p.Node] && len(p.IPs) > 0 && ready && running {
 			return "kube-controller-manager before v1.33 hints a ready endpoint without a zone to the zone \"\" under trafficDistribution"
 		}
 	}
