@@ -33,13 +33,13 @@ func serverMinor(t testing.TB, cp *controlplane.ControlPlane) int {
 // release does, for this Service and these Pods; "" where the two agree. The
 // README's support table lists the same rules, found by `make compat`:
 //   - a named port that only a sidecar (a restartable init container)
-//     declares is resolved by the EndpointSlice controller from v1.34 on, by
+//     declares is resolved by the EndpointSlice controller from v1.33 on, by
 //     the Endpoints controller from v1.32 on;
 //   - before v1.33, Pod IPs are copied as written, not in canonical form;
 //   - before v1.33, trafficDistribution hints a ready endpoint without a
 //     zone to the zone "" instead of leaving it unhinted.
 func controllerDifference(minor int, endpoints bool, svc *corev1.Service, pods []controlplane.PodSpec) string {
-	sidecarsSince := 34
+	sidecarsSince := 33
 	if endpoints {
 		sidecarsSince = 32
 	}
