@@ -154,7 +154,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
 	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: defaulted,
-		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service)})
+		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service), ServerMinor: o.serverMinor(ctx)})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)
 	} else {
