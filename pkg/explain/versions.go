@@ -75,7 +75,7 @@ func VersionNotes(in reconcile.Input, plan *reconcile.Plan, serverMinor int) []V
 		notes = append(notes, sidecarNotes(svc, included)...)
 	}
 	if serverMinor < canonicalSince {
-		if n := addressNote(included); n != nil {
+		if n := addressNote(included, decisions); n != nil {
 			notes = append(notes, *n)
 		}
 	}
@@ -129,15 +129,22 @@ func declares(containers []corev1.Container, sp corev1.ServicePort, sidecarsOnly
 	return false
 }
 
-// addressNote names the included Pods with an IP not in canonical form:
-// controllers before v1.33 copy it as written.
-func addressNote(pods []*corev1.Pod) *VersionNote {
+// addressNote names the included Pods with an IP not in canonical form
+// among those planned (an address family the Service does not serve is not
+// published at all): controllers before v1.33 copy it as written.
+func addressNote(pods []*corev1.Pod, decisions []reconcile.PodDecision) *VersionNote {
 	var names, pairs []string
-	for _, p := range pods {
+	for i, p := range pods {
+		planned := map[string]bool{}
+		for _, e := range decisions[i].Endpoints {
+			for _, a := range e.Endpoint.Addresses {
+				planned[a] = true
+			}
+		}
 		found := false
 		for _, ip := range podIPs(p) {
 			a, err := netip.ParseAddr(ip)
-			if err != nil || a.String() == ip {
+			if err != nil || a.String() == ip || !planned[a.String()] {
 				continue
 			}
 			pairs = append(pairs, fmt.Sprintf("%s %s (canonical %s)", p.Name, ip, a))

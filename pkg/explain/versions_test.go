@@ -79,6 +79,7 @@ func TestVersionNotes(t *testing.T) {
 		}()}},
 		{name: "address not canonical", svc: ipv6, pods: []*corev1.Pod{webPod("web-1", "node-a", "fd00:25:0:0:0:0:0:1").Build(), webPod("web-2", "node-a", "fd00:25::2").Build()},
 			want: AddressNotCanonical, wantPods: []string{"web-1"}},
+		{name: "address not canonical in a family not served", pods: []*corev1.Pod{webPod("web-1", "node-a", "10.0.0.1", "fd00:25:0:0:0:0:0:1").Build()}},
 		{name: "address canonical", svc: ipv6, pods: []*corev1.Pod{webPod("web-1", "node-a", "fd00:25::1").Build()}},
 		{name: "zone-less ready endpoint", svc: preferClose, pods: []*corev1.Pod{webPod("web-1", "node-a", "10.0.0.1").Build(), webPod("web-2", "node-bare", "10.0.0.2").Build()},
 			want: ZonelessHint, wantPods: []string{"web-2"}},

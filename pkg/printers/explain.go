@@ -106,7 +106,7 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	if len(r.VersionNotes) > 0 {
 		fmt.Fprintf(w, "\n%s kube-controller-manager differs here:\n", st.Yellow("Cluster release "+r.ClusterRelease+":"))
 		for _, n := range r.VersionNotes {
-			fmt.Fprintf(w, "  %s (as kubectl-slices from %s): %s\n", n.Difference, n.Since, n.Message)
+			fmt.Fprintf(w, "  %s (until %s): %s\n", n.Difference, n.Since, n.Message)
 		}
 	}
 	verdict := st.Green("Diagnosis:")

@@ -29,7 +29,7 @@ func TestVersionNotesSection(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]explain.VersionNote{note}, "\nCluster release v1.32: kube-controller-manager differs here:\n" +
-			"  ZonelessHint (as kubectl-slices from v1.33): ready endpoints without a zone\n\nDiagnosis: in sync\n"},
+			"  ZonelessHint (until v1.33): ready endpoints without a zone\n\nDiagnosis: in sync\n"},
 	} {
 		var b bytes.Buffer
 		r := explain.Report{ClusterRelease: "v1.32", VersionNotes: tc.notes, InSync: true, Diagnosis: explain.Diagnosis{Summary: "in sync"}}
