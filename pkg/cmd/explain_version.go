@@ -6,10 +6,14 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 )
 
-// serverMinor is the API server's minor release, for explain's notes on
-// where an older kube-controller-manager publishes other endpoints; 0 (no
-// notes) offline (--local) or when it cannot be read.
+// serverMinor is --server-version's minor release, or else the API server's,
+// for explain's notes on where an older kube-controller-manager publishes
+// other endpoints; 0 (no notes) offline (--local) without the flag, or when
+// the server's cannot be read.
 func (o *ExplainOptions) serverMinor(ctx context.Context) int {
+	if o.ServerVersion != "" {
+		return cluster.ReleaseMinor(o.ServerVersion)
+	}
 	if o.Local {
 		return 0
 	}
