@@ -89,6 +89,7 @@ func TestExplainVersionNotes(t *testing.T) {
 		section := strings.Index(human, "Cluster release "+tc.release+": kube-controller-manager differs here:")
 		if section < 0 || section > strings.Index(human, "Diagnosis:") {
 			t.Errorf("%q: no release section before the diagnosis:\n%s", tc.gitVersion, human)
+			continue
 		}
 		for _, k := range []string{"AddressNotCanonical", "SidecarPort", "ZonelessHint"} {
 			if !strings.Contains(human[section:], "  "+k+" (until v1.33): ") {
