@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -52,7 +53,7 @@ const maxNotePods = 3
 
 // VersionNotes says where kube-controller-manager v1.<serverMinor> would
 // publish this Service's endpoints differently from plan, one note per
-// difference. serverMinor 0 (unknown, or no server: explain --local) gives
+// difference (per Service port for sidecar ports). serverMinor 0 (unknown, or no server: explain --local) gives
 // none, as does a release at or after every rule's change.
 func VersionNotes(in reconcile.Input, plan *reconcile.Plan, serverMinor int) []VersionNote {
 	notes := []VersionNote{}
@@ -93,7 +94,7 @@ func VersionNotes(in reconcile.Input, plan *reconcile.Plan, serverMinor int) []V
 func sidecarNotes(svc *corev1.Service, pods []*corev1.Pod) []VersionNote {
 	var notes []VersionNote
 	for _, sp := range svc.Spec.Ports {
-		if sp.TargetPort.StrVal == "" {
+		if sp.TargetPort.Type != intstr.String {
 			continue
 		}
 		var names []string
@@ -187,11 +188,13 @@ func ipStrings(ips []corev1.PodIP) []string {
 	return out
 }
 
-// zonelessNote: under trafficDistribution (which the topology annotation
-// overrides), controllers before v1.33 hint every ready endpoint to its
-// zone, "" when it has none; kubectl-slices leaves those unhinted.
+// zonelessNote: under trafficDistribution PreferClose (the one value those
+// releases know; the topology annotation overrides it), controllers before
+// v1.33 hint every ready endpoint to its zone, "" when it has none;
+// kubectl-slices leaves those unhinted.
 func zonelessNote(svc *corev1.Service, decisions []reconcile.PodDecision) *VersionNote {
-	if svc.Spec.TrafficDistribution == nil || autoTopology(svc.Annotations) {
+	td := svc.Spec.TrafficDistribution
+	if td == nil || *td != corev1.ServiceTrafficDistributionPreferClose || autoTopology(svc.Annotations) {
 		return nil
 	}
 	var names []string

@@ -89,6 +89,9 @@ func TestVersionNotes(t *testing.T) {
 		}, pods: []*corev1.Pod{webPod("web-1", "node-gone", "10.0.0.1").Build()},
 			want: ZonelessHint, wantPods: []string{"web-1"}},
 		{name: "zone-less endpoint not ready", svc: preferClose, pods: []*corev1.Pod{webPod("web-1", "node-bare", "10.0.0.1").Ready(false).Build()}},
+		{name: "zone-less endpoint, a value older releases do not know", svc: func(s *corev1.Service) {
+			s.Spec.TrafficDistribution = ptr(corev1.ServiceTrafficDistributionPreferSameNode)
+		}, pods: []*corev1.Pod{webPod("web-1", "node-bare", "10.0.0.1").Build()}},
 		{name: "zone-less endpoint, no trafficDistribution", pods: []*corev1.Pod{webPod("web-1", "node-bare", "10.0.0.1").Build()}},
 		{name: "zone-less endpoint, topology Auto overrides", svc: func(s *corev1.Service) {
 			preferClose(s)
