@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook lint demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook lint demo control-plane clean
 
 all: build
 
@@ -57,6 +57,13 @@ e2e: control-plane
 
 control-plane:
 	@./hack/build-control-plane.sh >/dev/null
+
+## compat: the core scenarios against kube-apiserver and kube-controller-manager of every
+## supported release, each built once from the Go module proxy (not part of make test)
+COMPAT_VERSIONS ?= v1.31.14 v1.32.13 v1.33.13 v1.34.4 v1.35.4 v1.36.3
+COMPAT_TESTS ?= ^(TestSyncRepairsServiceWithoutEndpoints|TestSyncDryRun|TestSyncLeavesForeignSlicesAlone|TestExplainBrokenThenRepaired|TestCheckFindsPlantedProblems|TestRepairLifecycle|TestReleaseRefusesOnDifference|TestReleaseEndpointsToController|TestPruneOrphans|TestPruneEndpoints|TestWatchKeepsSlicesCurrent|TestWebhook|TestDeployNamespaceScoped|TestDeployClusterRBAC|TestDeployWebhookConfigs|TestLegacyControllers|TestWatchMirrorsEndpoints|TestWatchMirrorsLikeController|TestWatchKeepsLegacyEndpoints|TestFidelity|TestFidelityRandomServices)$$
+compat: control-plane
+	COMPAT_TESTS='$(COMPAT_TESTS)' ./hack/compat.sh $(COMPAT_VERSIONS)
 
 ## bench: planner benchmarks, ours beside upstream k8s.io/endpointslice
 bench:

@@ -30,6 +30,9 @@ type ExplainOptions struct {
 	Filenames []string
 	// MaxInputSize bounds what --local reads ("64Mi").
 	MaxInputSize string
+	// ServerVersion, when set, is the release judged instead of the API
+	// server's (--server-version); the only one offline.
+	ServerVersion string
 	// names are the Services named (Validate wants one), namespace is -n's
 	// or the kubeconfig's ("default" offline without a kubeconfig).
 	names     []string
@@ -51,6 +54,7 @@ func newExplainCommand(root *RootOptions) *cobra.Command {
 	cmd.Flags().StringVar(&o.ShowPods, "show-pods", "", "Which Pods to list: all or excluded (default: all up to 50, then counts by reason)")
 	cmd.Flags().BoolVar(&o.Local, "local", false, "Read objects from -f instead of the cluster")
 	cmd.Flags().StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to read with --local")
+	cmd.Flags().StringVar(&o.ServerVersion, "server-version", "", "The cluster's release (v1.32.13) for notes on where its kube-controller-manager differs (default: the API server's; none with --local)")
 	cmd.Flags().StringVar(&o.MaxInputSize, "max-input-size", "64Mi", "With --local: the most bytes read over all -f inputs (a quantity: 64Mi, 1Gi)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("show-pods", cobra.FixedCompletions([]string{"all", "excluded"}, cobra.ShellCompDirectiveNoFileComp))
@@ -95,6 +99,9 @@ func (o *ExplainOptions) Validate() error {
 	if _, err := o.maxInputBytes(); err != nil {
 		return err
 	}
+	if o.ServerVersion != "" && cluster.ReleaseMinor(o.ServerVersion) == 0 {
+		return exit.Usagef("--server-version must be a Kubernetes release such as v1.32.13, got %q", o.ServerVersion)
+	}
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
@@ -129,8 +136,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
+	eps, minor := o.clusterExtras(ctx, in.Service)
 	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: local.Defaulted,
-		Now: time.Now(), Endpoints: o.controllerEndpoints(ctx, in.Service)})
+		Now: time.Now(), Endpoints: eps, ServerMinor: minor})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)
 	} else {

@@ -8,17 +8,23 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 )
 
-// controllerEndpoints reads the Service's v1 Endpoints object for explain
-// to judge, when the Endpoints controller wrote it; nil offline (--local),
-// when there is none, or when it cannot be read (explain's other findings
-// do not depend on it).
-func (o *ExplainOptions) controllerEndpoints(ctx context.Context, svc *corev1.Service) *corev1.Endpoints {
+// clusterExtras reads what explain judges beside the planner's input: the
+// Endpoints controller's v1 Endpoints object of the Service and the
+// release of the cluster (--server-version, else the API server's), for the
+// notes on where an older kube-controller-manager differs. Offline
+// (--local), or when they cannot be read, they are nil and 0 (or the
+// flag's): explain's other findings do not depend on them.
+func (o *ExplainOptions) clusterExtras(ctx context.Context, svc *corev1.Service) (*corev1.Endpoints, int) {
+	minor := cluster.ReleaseMinor(o.ServerVersion)
 	if o.Local {
-		return nil
+		return nil, minor
 	}
 	client, err := o.Clientset()
 	if err != nil {
-		return nil
+		return nil, minor
 	}
-	return cluster.Reader{Client: client}.ControllerEndpoints(ctx, svc)
+	if o.ServerVersion == "" {
+		minor = cluster.ServerMinor(ctx, client)
+	}
+	return cluster.Reader{Client: client}.ControllerEndpoints(ctx, svc), minor
 }

@@ -140,7 +140,8 @@ func skipMessage(live *corev1.Endpoints, got, ours string) string {
 	who := fmt.Sprintf("managed by %q", got)
 	switch got {
 	case "":
-		who = "written by someone else (no " + LabelManagedBy + " label)"
+		// kube-controller-manager marks its Endpoints only from v1.33 on.
+		who = "written by someone else (no " + LabelManagedBy + " label; kube-controller-manager's Endpoints controller before v1.33 writes none either)"
 	case ControllerManagedBy:
 		who = "managed by kube-controller-manager's Endpoints controller (" + LabelManagedBy + "=" + got + ")"
 	}

@@ -28,6 +28,10 @@ type Options struct {
 	// Endpoints is the Service's v1 Endpoints object, when read: one
 	// written by the Endpoints controller is judged (EndpointsDrift).
 	Endpoints *corev1.Endpoints
+	// ServerMinor is the API server's minor release (32 for v1.32.13), 0
+	// when unknown or offline: an older kube-controller-manager's
+	// differences from the plan are noted (VersionNotes).
+	ServerMinor int
 }
 
 // Build explains a plan against the live slices it was made from.
@@ -57,6 +61,10 @@ func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 		r.Diagnosis.Summary = strings.TrimSuffix(r.Diagnosis.Summary, ".") + "; kube-controller-manager " + b.Text()
 	}
 	r.EndpointsDrift = controllerEndpointsDrift(in, o.Endpoints)
+	if o.ServerMinor > 0 {
+		r.ClusterRelease = release(o.ServerMinor)
+	}
+	r.VersionNotes = VersionNotes(in, plan, o.ServerMinor)
 	r.emptyLists()
 	return r
 }
@@ -85,6 +93,10 @@ func (r *Report) emptyLists() {
 	}
 	for i := range r.Drift {
 		r.Drift[i].ManagedBy = nonNil(r.Drift[i].ManagedBy)
+	}
+	r.VersionNotes = nonNil(r.VersionNotes)
+	for i := range r.VersionNotes {
+		r.VersionNotes[i].Pods = nonNil(r.VersionNotes[i].Pods)
 	}
 }
 

@@ -10,6 +10,10 @@
 // manager publishes is missing, and an endpoint any manager publishes that is
 // not desired (its Pod is gone, changed or no longer selected) is stale.
 //
+// The plan is the current release's controller's. Given the cluster's
+// release, VersionNotes says where an older kube-controller-manager would
+// publish this Service's endpoints otherwise (the rules that changed since).
+//
 // The Report is the JSON/YAML schema of `kubectl slices explain -o json`;
 // field names and reason codes are stable.
 package explain

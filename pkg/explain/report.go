@@ -28,6 +28,11 @@ type Report struct {
 	// EndpointsDrift, when the Endpoints controller's v1 Endpoints object
 	// disagrees with the Pods, says how (reported only: not ours).
 	EndpointsDrift string `json:"endpointsDrift,omitempty"`
+	// ClusterRelease is the API server's release (v1.32) when known.
+	ClusterRelease string `json:"clusterRelease,omitempty"`
+	// VersionNotes say where that release's kube-controller-manager
+	// publishes other endpoints than the plan on the same inputs.
+	VersionNotes []VersionNote `json:"versionNotes"`
 }
 
 // ServiceInfo describes the Service and whether slices are expected for it.

@@ -103,6 +103,12 @@ func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	if r.EndpointsDrift != "" {
 		fmt.Fprintf(w, "\n%s %s\n", st.Yellow("Endpoints:"), r.EndpointsDrift)
 	}
+	if len(r.VersionNotes) > 0 {
+		fmt.Fprintf(w, "\n%s kube-controller-manager differs here:\n", st.Yellow("Cluster release "+r.ClusterRelease+":"))
+		for _, n := range r.VersionNotes {
+			fmt.Fprintf(w, "  %s (until %s): %s\n", n.Difference, n.Since, n.Message)
+		}
+	}
 	verdict := st.Green("Diagnosis:")
 	if !r.InSync {
 		verdict = st.Red("Diagnosis:")

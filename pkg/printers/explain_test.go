@@ -20,3 +20,28 @@ func TestSelectorMatchesGrammar(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionNotesSection(t *testing.T) {
+	note := explain.VersionNote{Difference: explain.ZonelessHint, Since: "v1.33", Pods: []string{"web-0"}, Message: "ready endpoints without a zone"}
+	for _, tc := range []struct {
+		notes []explain.VersionNote
+		want  string
+	}{
+		{nil, ""},
+		{[]explain.VersionNote{note}, "\nCluster release v1.32: kube-controller-manager differs here:\n" +
+			"  ZonelessHint (until v1.33): ready endpoints without a zone\n\nDiagnosis: in sync\n"},
+	} {
+		var b bytes.Buffer
+		r := explain.Report{ClusterRelease: "v1.32", VersionNotes: tc.notes, InSync: true, Diagnosis: explain.Diagnosis{Summary: "in sync"}}
+		if err := Explain(&b, Style{}, r, ShowPodsAuto); err != nil {
+			t.Fatal(err)
+		}
+		got := b.String()
+		if tc.want == "" && strings.Contains(got, "Cluster release") {
+			t.Errorf("no notes, yet a release section:\n%s", got)
+		}
+		if tc.want != "" && !strings.HasSuffix(got, tc.want) {
+			t.Errorf("want the section before the diagnosis:\n%s\ngot:\n%s", tc.want, got)
+		}
+	}
+}

@@ -23,10 +23,18 @@ func TestFidelity(t *testing.T) {
 	if err := cp.StartControllerManager(ctx); err != nil {
 		t.Fatal(err)
 	}
+	dists := acceptedTrafficDistributions(t, cp)
+	version, minor := serverVersion(t, cp), serverMinor(t, cp)
 	for _, sc := range fidelityScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			ns := newNamespace(t, cp)
 			svc := sc.service(ns)
+			if d := svc.Spec.TrafficDistribution; d != nil && !contains(dists, *d) {
+				t.Skipf("API server %s does not accept trafficDistribution %s", version, *d)
+			}
+			if why := controllerDifference(minor, false, svc, sc.pods); why != "" {
+				t.Skipf("%s: known difference: %s", version, why)
+			}
 			mustService(t, cp, svc)
 			mustPods(t, cp, ns, sc.pods...)
 			compareManagers(t, cp, ns, svc.Name)

@@ -44,6 +44,7 @@ func testMirroring(t *testing.T, cp *controlplane.ControlPlane) {
 			ns := newNamespace(t, cp)
 			r := rand.New(rand.NewSource(int64(100 + i)))
 			svc, ep := randomMirrorObjects(r, ns, i)
+			canonicalForOldMirroring(t, serverMinor(t, cp), ep)
 			mustService(t, cp, svc)
 			if _, err := cp.Admin.CoreV1().Endpoints(ns).Create(context.Background(), ep, metav1.CreateOptions{}); err != nil {
 				t.Fatalf("create endpoints: %v", err)

@@ -30,6 +30,7 @@ func TestWatchMirrorsLikeController(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := newNamespace(t, cp)
+	minor := serverMinor(t, cp)
 	w := startWatch(t, cp, cp.Kubeconfig, "sync", "--all", "-n", ns, "--watch", "--summary-interval=0")
 	w.waitLine(t, "caches filled", 30*time.Second)
 	eps := cp.Admin.CoreV1().Endpoints(ns)
@@ -37,6 +38,7 @@ func TestWatchMirrorsLikeController(t *testing.T) {
 	for i := 0; i < n; i++ {
 		r := rand.New(rand.NewSource(int64(300 + i)))
 		svc, ep := randomMirrorObjects(r, ns, i)
+		canonicalForOldMirroring(t, minor, ep)
 		skip := ep.Labels[discovery.LabelSkipMirror] == "true"
 		mustService(t, cp, svc)
 		live, err := eps.Create(ctx, ep, metav1.CreateOptions{})
@@ -78,6 +80,7 @@ func TestWatchMirrorsLikeController(t *testing.T) {
 	// Endpoints controller left (our cache holds such objects emptied, and
 	// reads the whole one when it is mirrored).
 	svc, ep := randomMirrorObjects(rand.New(rand.NewSource(999)), ns, 99)
+	canonicalForOldMirroring(t, minor, ep)
 	svc.Spec.Selector = map[string]string{"app": "nothing"}
 	ep.Labels["endpoints.kubernetes.io/managed-by"] = "endpoint-controller"
 	mustService(t, cp, svc)
