@@ -215,6 +215,9 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 type localReader struct {
 	m    *Manifests
 	seen map[string]seenObject
+	// tracking, when not nil, records the keys add puts in seen, for a
+	// rollback.
+	tracking []string
 }
 
 type seenObject struct {
@@ -237,6 +240,10 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 		// no stream buffer and no copy of the document.
 		return r.object(source, t, header{})
 	}
+	if peek := data[:min(len(data), 4096)]; !utilyaml.IsJSONBuffer(peek) {
+		return r.decodeYAML(ctx, source, data)
+	}
+	// A stream of JSON objects (or JSON then YAML).
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
@@ -355,6 +362,9 @@ func (r *localReader) add(source, kind string, obj any) error {
 			return &ConflictingObjectError{Kind: kind, Namespace: ns, Name: name, First: prev.source, Second: source}
 		}
 		r.seen[key] = seenObject{source: source, obj: obj}
+		if r.tracking != nil {
+			r.tracking = append(r.tracking, key)
+		}
 	}
 	switch o := obj.(type) {
 	case *corev1.Service:
