@@ -119,6 +119,7 @@ func TestYAMLItemsAsWhole(t *testing.T) {
 		{"nested item sequence", "apiVersion: v1\nkind: List\nitems:\n- - apiVersion: v1\n    kind: Pod\n", true, false, 0},
 		{"anchor in one item, alias in the next", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: &m\n    name: a\n    labels: {app: web}\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    <<: *m\n    name: b\n", true, false, 2},
 		{"anchor in the head", "apiVersion: &v v1\nkind: List\nitems:\n- apiVersion: *v\n  kind: Pod\n  metadata:\n    name: a\n", true, false, 1},
+		{"indented text before the first entry", "apiVersion: v1\nkind: List\nitems:\n  x: 1\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: a\n", false, false, 0},
 		{"flow items", "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Pod, metadata: {name: a}}]\n", false, false, 1},
 		{"indented items", "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata:\n      name: a\n", false, false, 1},
 		{"items with an anchor", "apiVersion: v1\nkind: List\nitems: &i\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: a\n", false, false, 1},
@@ -198,16 +199,22 @@ func TestYAMLItemErrorsAsWhole(t *testing.T) {
 // conflict.
 func TestYAMLRollback(t *testing.T) {
 	in := podYAML + "---\n" + "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: &m\n    name: web-2\n    namespace: shop\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    <<: *m\n    name: web-3\n"
-	m, err := readDecode(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, p := range m.Pods {
-		names = append(names, p.Name)
-	}
-	if got := strings.Join(names, ","); got != "web-1,web-2,web-3" {
-		t.Fatalf("pods %s, want web-1,web-2,web-3", got)
+	for _, c := range []struct{ in, want string }{
+		{in, "web-1,web-2,web-3"},
+		// A Pod with no name is kept once, not once per attempt.
+		{strings.Replace(in, "items:\n", "items:\n- apiVersion: v1\n  kind: Pod\n  metadata: {namespace: shop}\n", 1), "web-1,,web-2,web-3"},
+	} {
+		m, err := readDecode(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, p := range m.Pods {
+			names = append(names, p.Name)
+		}
+		if got := strings.Join(names, ","); got != c.want {
+			t.Fatalf("pods %q, want %q", got, c.want)
+		}
 	}
 }
 
