@@ -63,8 +63,8 @@ var manifestExtensions = []string{".json", ".yaml", ".yml"}
 // as kubectl -f does, with no cluster and no kubeconfig. Objects of other
 // kinds are ignored; Lists are expanded. Reading follows ctx (a FIFO or a
 // slow stdin is abandoned on a signal), stops at opts.MaxBytes, and decodes
-// each document straight into its typed object, so memory stays a small
-// multiple of the input. URLs are refused: offline reads no network. The
+// a JSON document straight into its typed objects and a YAML List item by
+// item (decodeYAML), so memory stays a small multiple of the input. URLs are refused: offline reads no network. The
 // same object given twice counts once; two different ones of the same name
 // are an error naming both sources.
 func ReadManifests(ctx context.Context, paths []string, opts ReadOptions) (*Manifests, error) {
