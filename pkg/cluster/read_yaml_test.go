@@ -254,3 +254,21 @@ func TestDocumentsAsYAMLReader(t *testing.T) {
 		}
 	}
 }
+
+// A List read item by item stops between items once the context is done.
+func TestYAMLItemsFollowContext(t *testing.T) {
+	s, ok := splitListItems([]byte(listPods))
+	if !ok {
+		t.Fatal("not split")
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("interrupted")
+	cancel(stop)
+	r := &localReader{m: &Manifests{}, seen: map[string]seenObject{}}
+	if err := r.listItems(ctx, "in", s); !errors.Is(err, stop) || len(r.m.Pods)+len(r.m.Services) != 0 {
+		t.Fatalf("err %v, %d objects read after the interrupt", err, len(r.m.Pods)+len(r.m.Services))
+	}
+	if err := r.decode(ctx, "in", []byte(listPods)); !errors.Is(err, stop) {
+		t.Fatalf("decode: %v", err)
+	}
+}
