@@ -6,7 +6,8 @@
 // with Transform keeping only the fields the planner reads, and a Pod index
 // by namespace, shape and labels for the admission webhook, podgroups.go);
 // and local manifests (read_local.go reads them, bounded in size and
-// following the context; validate_local.go refuses what the API server
+// following the context, read_yaml.go a YAML List item by item;
+// validate_local.go refuses what the API server
 // would). Lists are bounded in pages and refuse a repeated continue token,
 // so a hostile server cannot keep a read going. It writes nothing. It also
 // makes the plugin's client (client.go: rate limits, protobuf, request
