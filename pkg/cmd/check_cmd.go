@@ -19,14 +19,12 @@ type CheckOptions struct {
 	namespace string
 }
 
-var checkExitHelp = help.Text("check.exit")
-
 func newCheckCommand(root *RootOptions) *cobra.Command {
 	o := &CheckOptions{RootOptions: root}
 	cmd := &cobra.Command{
 		Use:     "check [-n NAMESPACE | -A]",
 		Short:   "Audit every Service's EndpointSlices and print the command that repairs each finding",
-		Long:    help.Text("check.long") + checkExitHelp,
+		Long:    help.Text("check.long"),
 		Example: help.Text("check.example"),
 		Args:    cobra.NoArgs,
 		RunE:    runCommand(o),

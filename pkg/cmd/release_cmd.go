@@ -31,14 +31,12 @@ type ReleaseOptions struct {
 // releasePoll is how often --wait re-reads a Service's slices.
 const releasePoll = 500 * time.Millisecond
 
-var releaseExitHelp = help.Text("release.exit")
-
 func newReleaseCommand(root *RootOptions) *cobra.Command {
 	o := &ReleaseOptions{RootOptions: root}
 	cmd := &cobra.Command{
 		Use:               "release (svc/NAME ... | -l SELECTOR | --all) [--wait[=TIMEOUT]]",
 		Short:             "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
-		Long:              help.Text("release.long") + releaseExitHelp,
+		Long:              help.Text("release.long"),
 		Example:           help.Text("release.example"),
 		ValidArgsFunction: root.completeServices,
 		RunE:              runCommand(o),

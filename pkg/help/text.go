@@ -6,7 +6,7 @@ import (
 )
 
 // The commands' descriptions, examples and exit-code tables, as prose files
-// (text/COMMAND.long.txt, .example.txt, .exit.txt) rather than Go string
+// (text/COMMAND.long.txt and .example.txt) rather than Go string
 // literals: they are read, reviewed and corrected as documentation, and the
 // command wiring stays short.
 //
