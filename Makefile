@@ -61,7 +61,7 @@ control-plane:
 ## compat: the core scenarios against kube-apiserver and kube-controller-manager of every
 ## supported release, each built once from the Go module proxy (not part of make test)
 COMPAT_VERSIONS ?= v1.31.14 v1.32.13 v1.33.13 v1.34.4 v1.35.4 v1.36.3
-COMPAT_TESTS ?= ^(TestSyncRepairsServiceWithoutEndpoints|TestSyncDryRun|TestSyncLeavesForeignSlicesAlone|TestExplainBrokenThenRepaired|TestCheckFindsPlantedProblems|TestRepairLifecycle|TestReleaseRefusesOnDifference|TestReleaseEndpointsToController|TestPruneOrphans|TestPruneEndpoints|TestWatchKeepsSlicesCurrent|TestWebhook|TestDeployNamespaceScoped|TestDeployClusterRBAC|TestDeployWebhookConfigs|TestLegacyControllers|TestWatchMirrorsEndpoints|TestWatchMirrorsLikeController|TestWatchKeepsLegacyEndpoints|TestFidelity|TestFidelityRandomServices)$$
+COMPAT_TESTS ?= ^(TestSyncRepairsServiceWithoutEndpoints|TestSyncDryRun|TestSyncLeavesForeignSlicesAlone|TestExplainBrokenThenRepaired|TestCheckFindsPlantedProblems|TestRepairLifecycle|TestReleaseRefusesOnDifference|TestReleaseEndpointsToController|TestPruneOrphans|TestPruneEndpoints|TestWatchKeepsSlicesCurrent|TestWebhook|TestDeployNamespaceScoped|TestDeployClusterRBAC|TestDeployWebhookConfigs|TestLegacyControllers|TestWatchMirrorsEndpoints|TestWatchMirrorsLikeController|TestWatchKeepsLegacyEndpoints|TestFidelity|TestFidelityRandomServices|TestExplainVersionNotes)$$
 compat: control-plane
 	COMPAT_TESTS='$(COMPAT_TESTS)' ./hack/compat.sh $(COMPAT_VERSIONS)
 
