@@ -44,10 +44,12 @@ fuzz-short fuzz:
 mutate:
 	$(GO) run ./hack/mutate
 
-## diff-long: the differential test against upstream over 10,000 random inputs
+## diff-long: the differential test against upstream over 10,000 random inputs, and the
+## watch loop's incremental plans against the full planner over 20,000 random event sequences
 DIFFCASES ?= 10000
+MEMOSEQUENCES ?= 20000
 diff-long:
-	$(GO) test ./pkg/reconcile -run TestDifferentialAgainstUpstream -count=1 -v -timeout 30m -diff-cases $(DIFFCASES)
+	$(GO) test ./pkg/reconcile -run 'TestDifferentialAgainstUpstream|TestMemoAgainstCompute' -count=1 -v -timeout 30m -diff-cases $(DIFFCASES) -memo-sequences $(MEMOSEQUENCES)
 
 e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./... -count=1 -timeout 40m
