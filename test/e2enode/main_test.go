@@ -118,8 +118,9 @@ func runInside(m *testing.M, nodeBin string) int {
 	var err error
 	cluster, err = controlplane.Start(ctx, controlplane.Options{BindAddress: "0.0.0.0", AdvertiseAddress: nodeIP,
 		// Webhook calls go to the Service's endpoints, not its ClusterIP:
-		// there is no kube-proxy.
-		APIServerArgs: []string{"--enable-aggregator-routing=true"}})
+		// there is no kube-proxy. The kubelet (logs) by its address: its
+		// name resolves nowhere.
+		APIServerArgs: []string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start control plane:", err)
 		return 1
@@ -129,7 +130,8 @@ func runInside(m *testing.M, nodeBin string) int {
 	// kube-root-ca.crt ConfigMap Pods mount with their token. No
 	// EndpointSlice controller: the slices are kubectl-slices' to write.
 	if err := cluster.StartControllersWith(ctx, []string{"--root-ca-file", filepath.Join(cluster.Dir, "certs", "apiserver.crt")},
-		"deployment-controller", "replicaset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller"); err != nil {
+		"deployment-controller", "replicaset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
+		"garbage-collector-controller", "namespace-controller"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start controllers:", err)
 		return 1
 	}
