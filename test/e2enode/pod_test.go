@@ -14,7 +14,7 @@ func TestNodeRunsPod(t *testing.T) {
 	ns := newNamespace(t, nil)
 	kubectl(t, workloadPod("plain", map[string]string{"app": "plain"}), "apply", "-n", ns, "-f", "-").ok(t)
 	pods := runningPods(t, ns, "app=plain", 1, true)
-	code, body, err := httpGet(fmt.Sprintf("http://%s:8080/", pods[0].Status.PodIP))
+	code, body, err := httpGet(fmt.Sprintf("http://%s:8000/", pods[0].Status.PodIP))
 	if err != nil || code != 200 || !strings.Contains(body, "workload") {
 		t.Fatalf("GET / on the Pod: %d %q %v", code, body, err)
 	}
@@ -51,7 +51,7 @@ containers:
 - name: web
   image: ` + workloadImage + `
   imagePullPolicy: Never
-  ports: [{name: http, containerPort: 8080}]
+  ports: [{name: http, containerPort: 8000}]
   readinessProbe:
     httpGet: {path: /ready, port: http}
     periodSeconds: 1

@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", ":8080", "listen address")
+	addr := flag.String("addr", ":8000", "listen address")
 	ready := flag.Bool("ready", true, "start ready")
 	flag.Parse()
 	var isReady atomic.Bool
