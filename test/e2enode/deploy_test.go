@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -25,6 +26,10 @@ func TestDeployRunsAsPods(t *testing.T) {
 	ns := newNamespace(t, nil)
 	web := startWeb(t, ns, 1)
 
+	loopNS, err := cluster.Admin.CoreV1().Namespaces().Get(context.Background(), "kubectl-slices", metav1.GetOptions{})
+	if err != nil || loopNS.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+		t.Fatalf("namespace kubectl-slices does not enforce restricted: %v %v", loopNS.Labels, err)
+	}
 	pods := runningPods(t, "kubectl-slices", loopSelector, 2, true)
 	for _, p := range pods {
 		if p.Spec.NodeName != "e2e-node" {
@@ -117,13 +122,14 @@ func applyDeploy(t *testing.T, args ...string) string {
 	kubectl(t, manifests, "apply", "-f", "-").ok(t)
 	t.Cleanup(func() {
 		kubectl(t, manifests, "delete", "--wait=false", "--ignore-not-found", "-f", "-")
-		// The namespace goes with its Pods (the garbage collector's).
-		eventually(t, 60*time.Second, "loop Pods gone", func() error {
-			l, err := cluster.Admin.CoreV1().Pods("kubectl-slices").List(context.Background(), metav1.ListOptions{LabelSelector: loopSelector})
-			if err != nil || len(l.Items) > 0 {
-				return fmt.Errorf("%d pods left (%v)", len(l.Items), err)
+		// The namespace goes with its Pods (the namespace controller's and
+		// the garbage collector's work); the next test may apply it again.
+		eventually(t, 90*time.Second, "namespace kubectl-slices gone", func() error {
+			_, err := cluster.Admin.CoreV1().Namespaces().Get(context.Background(), "kubectl-slices", metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
 			}
-			return nil
+			return fmt.Errorf("still there (%v)", err)
 		})
 	})
 	return manifests
