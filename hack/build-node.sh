@@ -15,10 +15,21 @@ k8s_version=$(awk '$1=="k8s.io/kubernetes" && NF>=2{print $2}' "$root/test/go.mo
 containerd_version=v2.2.9
 cache=${KUBECTL_SLICES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-slices}
 
-# The kubelet comes from test/go.mod's module set, so that set (and this script) is the key.
-key=$(cat "$self" "$root/test/go.mod" "$root/test/go.sum" | sha256sum | cut -c1-16)
-bin="$cache/node-$k8s_version-containerd-$containerd_version-$key"
+# The folder is keyed by the modules linked into the kubelet (as build-control-plane.sh
+# keys its own): a test that adds a dependency changes test/go.sum, rarely the kubelet.
+# A warm run looks go.mod+go.sum up in an index first and exits at once.
+sum_key=$(cat "$self" "$root/test/go.mod" "$root/test/go.sum" | sha256sum | cut -c1-16)
+index="$cache/index/node-$sum_key"
+if [ -f "$index" ] && [ -f "$(cat "$index")/.complete" ]; then
+  cat "$index"
+  exit 0
+fi
+mod_key=$( { cat "$self"; cd "$root/test" && CGO_ENABLED=0 go list -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' \
+  k8s.io/kubernetes/cmd/kubelet | sort -u; } | sha256sum | cut -c1-16)
+bin="$cache/node-$k8s_version-containerd-$containerd_version-$mod_key"
 if [ -f "$bin/.complete" ]; then
+  mkdir -p "$cache/index"
+  echo "$bin" > "$index"
   echo "$bin"
   exit 0
 fi
@@ -46,4 +57,6 @@ echo "built in $(( $(date +%s) - start ))s" >&2
 for old in "$cache"/node-*; do
   [ "$old" = "$bin" ] || rm -rf "$old"
 done
+mkdir -p "$cache/index"
+echo "$bin" > "$index"
 echo "$bin"
