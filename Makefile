@@ -65,6 +65,8 @@ control-plane:
 e2e-node: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
 		$(GO) test ./e2enode -count=1 -v -timeout 20m
+	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null; then \
+		echo "node processes left behind:"; pgrep -af "$$(./hack/build-node.sh | tail -n 1)/"; exit 1; fi
 
 ## compat: the core scenarios against kube-apiserver and kube-controller-manager of every
 ## supported release, each built once from the Go module proxy (not part of make test)
