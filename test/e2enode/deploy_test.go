@@ -111,6 +111,7 @@ func TestDeployRunsAsPods(t *testing.T) {
 		}
 		return nil
 	})
+	noRestarts(t, "kubectl-slices", loopSelector)
 }
 
 // applyDeploy applies `kubectl slices deploy` (with --image of the local

@@ -24,6 +24,12 @@ var restricted = map[string]string{"pod-security.kubernetes.io/enforce": "restri
 func TestSidecarKeepsSlicesCurrent(t *testing.T) {
 	requireNode(t)
 	ns := newNamespace(t, restricted)
+	// The namespace enforces: the workload without security contexts is
+	// refused.
+	bare := "apiVersion: v1\nkind: Pod\nmetadata: {name: bare}\nspec:\n  containers: [{name: web, image: " + workloadImage + "}]\n"
+	if r := kubectl(t, bare, "create", "--dry-run=server", "-n", ns, "-f", "-"); r.Code == 0 || !strings.Contains(r.Stderr, `violates PodSecurity "restricted`) {
+		t.Fatalf("a Pod failing the restricted profile was admitted: exit %d %s", r.Code, r.Stderr)
+	}
 	startWeb(t, ns, 2)
 
 	rbac := kubectl(t, "", "slices", "deploy", "--image", pluginImage, "--sidecar-for", "deploy/web", "-n", ns).ok(t)
@@ -59,6 +65,24 @@ func TestSidecarKeepsSlicesCurrent(t *testing.T) {
 	setReady(t, flipped.Status.PodIP, true)
 	want[flipped.Status.PodIP] = true
 	waitSlice(t, ns, "web", want)
+	noRestarts(t, ns, "app=web")
+}
+
+// noRestarts fails the test if a container of the Pods restarted: the
+// kubelet's liveness probe or a crash would have.
+func noRestarts(t *testing.T, ns, selector string) {
+	t.Helper()
+	list, err := cluster.Admin.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list.Items {
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount != 0 {
+				t.Errorf("pod %s container %s restarted %d times: %s", p.Name, c.Name, c.RestartCount, statuses(&p))
+			}
+		}
+	}
 }
 
 // sidecarPods waits until the web Deployment has count Pods, each running
