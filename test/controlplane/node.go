@@ -21,6 +21,12 @@ const NodeName = "e2e-node"
 // RBAC alone and no Node authorizer.
 const kubeletUser = "system:node:" + NodeName
 
+// NodeMountPoints are the paths the kubelet, containerd and the CNI
+// plugins write whatever their configuration says: StartNode mounts a tmpfs
+// on each, private to its mount namespace, making those it lacks. A caller
+// outside that namespace may remove, once it ended, those it made.
+var NodeMountPoints = []string{"/var/log/pods", "/var/log/containers", "/run/netns", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet"}
+
 // NodeOptions configure StartNode.
 type NodeOptions struct {
 	// BinDir holds kubelet, containerd, containerd-shim-runc-v2 and ctr
@@ -101,9 +107,7 @@ func (n *Node) start(ctx context.Context) error {
 		{"iptables", "-t", "nat", "-A", "PREROUTING", "-d", "10.96.0.1/32", "-p", "tcp", "--dport", "443",
 			"-j", "DNAT", "--to-destination", n.opts.IP + ":" + apiPort},
 	}
-	// Paths the kubelet, containerd and the CNI plugins write whatever
-	// their configuration says: private to this mount namespace.
-	for _, d := range []string{"/var/log/pods", "/var/log/containers", "/run/netns", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet"} {
+	for _, d := range NodeMountPoints {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,7 +75,24 @@ func runOutside() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	// The cluster's files are removed here, not inside: there the
+	// kubelet's and containerd's mounts keep their mount points busy.
+	if os.Getenv("KUBECTL_SLICES_KEEP_DIR") == "" {
+		defer os.RemoveAll(dir)
+	} else {
+		defer fmt.Fprintln(os.Stderr, "e2enode: kept", dir)
+	}
+	var made []string
+	for _, p := range controlplane.NodeMountPoints {
+		if _, err := os.Stat(p); os.IsNotExist(err) {
+			made = append(made, p)
+		}
+	}
+	defer func() {
+		for _, p := range made {
+			_ = os.Remove(p) // empty once the namespaces ended
+		}
+	}()
 	start := time.Now()
 	if err := buildArtifacts(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: build:", err)
@@ -89,6 +107,9 @@ func runOutside() int {
 	cmd := exec.Command("unshare", append([]string{"--net", "--mount", "--propagation", "private", "--pid", "--fork", "--mount-proc", "--kill-child", "--", self}, os.Args[1:]...)...)
 	cmd.Env = append(os.Environ(), insideEnv+"="+dir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// Killed with this process (a test timeout), unshare kills its child,
+	// the namespaces' init, and the kernel every process inside.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	err = cmd.Run()
 	// runc removes each container's cgroups; the parent containerd made
 	// for the CRI's namespace stays. Only an empty one can be removed.
@@ -115,8 +136,12 @@ func runInside(m *testing.M, nodeBin string) int {
 		fmt.Fprintln(os.Stderr, "e2enode:", err)
 		return 1
 	}
+	if err := os.MkdirAll(filepath.Join(artifacts, "cluster"), 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "e2enode:", err)
+		return 1
+	}
 	var err error
-	cluster, err = controlplane.Start(ctx, controlplane.Options{BindAddress: "0.0.0.0", AdvertiseAddress: nodeIP,
+	cluster, err = controlplane.Start(ctx, controlplane.Options{Dir: filepath.Join(artifacts, "cluster"), BindAddress: "0.0.0.0", AdvertiseAddress: nodeIP,
 		// Webhook calls go to the Service's endpoints, not its ClusterIP:
 		// there is no kube-proxy. The kubelet (logs) by its address: its
 		// name resolves nowhere.
