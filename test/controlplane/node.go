@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -90,6 +91,11 @@ func NodeNetwork(ip string) error {
 // prepared and waits until the Node is Ready. It adds a bridge, a DNAT rule
 // and mounts (containerd's and the kubelet's). The caller must call Stop.
 func (cp *ControlPlane) StartNode(ctx context.Context, o NodeOptions) (*Node, error) {
+	// Its tmpfs mounts would shadow the host's directories: only the init of
+	// fresh namespaces (unshare --pid --fork --mount-proc --mount) may.
+	if os.Getpid() != 1 {
+		return nil, errors.New("a real node mounts over /var/lib/kubelet and more: run it as the init of namespaces of its own (unshare --net --mount --pid --fork --mount-proc)")
+	}
 	n := &Node{cp: cp, dir: filepath.Join(cp.Dir, "node"), opts: o}
 	n.sock = filepath.Join(n.dir, "containerd.sock")
 	if err := n.start(ctx); err != nil {
@@ -101,10 +107,14 @@ func (cp *ControlPlane) StartNode(ctx context.Context, o NodeOptions) (*Node, er
 
 func (n *Node) start(ctx context.Context) error {
 	apiPort := n.cp.URL[strings.LastIndex(n.cp.URL, ":")+1:]
+	svc, err := n.cp.Admin.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("the kubernetes Service: %w", err)
+	}
 	// Pods reach the API server at the kubernetes Service's ClusterIP, as
 	// in-cluster clients do; without kube-proxy, one DNAT rule routes it.
 	setup := [][]string{
-		{"iptables", "-t", "nat", "-A", "PREROUTING", "-d", "10.96.0.1/32", "-p", "tcp", "--dport", "443",
+		{"iptables", "-t", "nat", "-A", "PREROUTING", "-d", svc.Spec.ClusterIP + "/32", "-p", "tcp", "--dport", "443",
 			"-j", "DNAT", "--to-destination", n.opts.IP + ":" + apiPort},
 	}
 	for _, d := range NodeMountPoints {
@@ -121,7 +131,6 @@ func (n *Node) start(ctx context.Context) error {
 	if err := n.writeConfigs(); err != nil {
 		return err
 	}
-	var err error
 	n.containerd, err = startProcess(n.dir, "containerd", filepath.Join(n.opts.BinDir, "containerd"), "--config", filepath.Join(n.dir, "containerd.toml"))
 	if err != nil {
 		return err
