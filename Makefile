@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook lint demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook e2e-node lint demo control-plane clean
 
 all: build
 
@@ -59,6 +59,16 @@ e2e: control-plane
 
 control-plane:
 	@./hack/build-control-plane.sh >/dev/null
+
+## e2e-node: kubectl-slices as real Pods on a real node (kubelet, containerd, bridge CNI, images built
+## here), as root in namespaces of its own; kubelet and containerd are built once (hack/build-node.sh).
+## Needs runc and the CNI plugins (Debian: apt-get install runc containernetworking-plugins iptables).
+## Not part of make test, where these tests skip.
+e2e-node: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
+		$(GO) test ./e2enode -count=1 -v -timeout 20m
+	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null; then \
+		echo "node processes left behind:"; pgrep -af "$$(./hack/build-node.sh | tail -n 1)/"; exit 1; fi
 
 ## compat: the core scenarios against kube-apiserver and kube-controller-manager of every
 ## supported release, each built once from the Go module proxy (not part of make test)
