@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook e2e-node lint demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook e2e-node node-if-possible lint demo control-plane clean
 
 all: build
 
@@ -24,8 +24,13 @@ dist:
 	rm -rf dist
 	$(GO) run ./hack/dist -out dist $(if $(DIST_VERSION),-version $(DIST_VERSION))
 
-## test: unit tests (with the differential test against upstream) and the e2e suite
-test: unit e2e
+## test: unit tests (with the differential test against upstream), the e2e suite, and the
+## real-node tests (about a minute warm; they skip, saying so, without root, runc or the CNI plugins)
+test: unit e2e node-if-possible
+
+node-if-possible:
+	@if ./hack/node-prereqs.sh; then $(MAKE) --no-print-directory e2e-node; \
+	else echo "skipping the real-node tests (make e2e-node): their prerequisites are missing"; fi
 
 unit: fuzz-short
 	$(GO) test ./... -count=1
@@ -62,9 +67,9 @@ control-plane:
 
 ## e2e-node: kubectl-slices as real Pods on a real node (kubelet, containerd, bridge CNI, images built
 ## here), as root in namespaces of its own; kubelet and containerd are built once (hack/build-node.sh).
-## Needs runc and the CNI plugins (Debian: apt-get install runc containernetworking-plugins iptables).
-## Not part of make test, where these tests skip.
+## Needs root, runc and the CNI plugins (hack/node-prereqs.sh installs Debian's when it can).
 e2e-node: control-plane
+	@./hack/node-prereqs.sh
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
 		$(GO) test ./e2enode -count=1 -v -timeout 20m
 	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null; then \
