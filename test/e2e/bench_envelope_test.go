@@ -236,8 +236,8 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 //     cold: time until its slices publish every Pod ready;
 //  5. `sync --watch --all -A` started cold beside it (none of our slices
 //     exist): time to its caches filled and to all our slices written;
-//     resident memory of both; ENVELOPE_FLIPS readiness flips (default
-//  120. over Pods of Services spread evenly, each timed from the status
+//     resident memory of both; ENVELOPE_FLIPS readiness flips, 120 by
+//     default, over Pods of Services spread evenly, each timed from the status
 //     write to each manager's slice update seen through a watch, and the
 //     CPU of both over them; the watch is stopped;
 //  6. `kubectl slices webhook` (caching every namespace): 200 Service
