@@ -41,6 +41,12 @@ func Start(w io.Writer, total int) *Bar {
 	})
 }
 
+// New draws on w whatever w is, with the clock and terminal width given
+// (Start is New for a terminal, and nil otherwise); for tests of callers.
+func New(w io.Writer, total int, now func() time.Time, width int) *Bar {
+	return newBar(w, total, now, func() int { return width })
+}
+
 func newBar(w io.Writer, total int, now func() time.Time, width func() int) *Bar {
 	return &Bar{w: w, now: now, width: width, state: State{Total: total, Start: now()}}
 }
