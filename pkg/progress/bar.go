@@ -71,6 +71,11 @@ func (b *Bar) Finish(key string, took time.Duration) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.state.Done == 0 {
+		// The work began when the first Service did, not when the Bar
+		// was made: reading the cluster first is no part of the rate.
+		b.state.Start = b.now().Add(-took)
+	}
 	b.state.Finish(key, took)
 	b.maybeDraw()
 }

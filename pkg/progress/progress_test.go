@@ -145,3 +145,20 @@ func TestNilBarDrawsNothing(t *testing.T) {
 		t.Error("a Bar on a buffer")
 	}
 }
+
+// The rate counts from when the first Service began, not from when the Bar
+// was made (a one-shot run reads the cluster first).
+func TestBarRateFromTheFirstService(t *testing.T) {
+	var out bytes.Buffer
+	c := &clock{t0}
+	b := newBar(&out, 10, c.now, func() int { return 200 })
+	c.t = c.t.Add(5 * time.Second) // reading the cluster
+	b.Finish("ns/a", time.Second)  // began 4 s after the Bar was made
+	c.t = c.t.Add(time.Second)
+	b.Finish("ns/b", time.Second)
+	draws := strings.Split(out.String(), "\r\033[K")
+	// 2 done in the 2 s since the first began: 1/s, 8 left: 8 s.
+	if last := draws[len(draws)-1]; last != "Services 2/10 (20%), 1.0/s, ~8s left; slowest ns/a 1s" {
+		t.Errorf("last draw %q", last)
+	}
+}
