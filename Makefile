@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size lint demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size e2e-node lint demo control-plane clean
 
 all: build
 
@@ -44,10 +44,12 @@ fuzz-short fuzz:
 mutate:
 	$(GO) run ./hack/mutate
 
-## diff-long: the differential test against upstream over 10,000 random inputs
+## diff-long: the differential test against upstream over 10,000 random inputs, and the
+## watch loop's incremental plans against the full planner over 20,000 random event sequences
 DIFFCASES ?= 10000
+MEMOSEQUENCES ?= 20000
 diff-long:
-	$(GO) test ./pkg/reconcile -run TestDifferentialAgainstUpstream -count=1 -v -timeout 30m -diff-cases $(DIFFCASES)
+	$(GO) test ./pkg/reconcile -run 'TestDifferentialAgainstUpstream|TestMemoAgainstCompute' -count=1 -v -timeout 30m -diff-cases $(DIFFCASES) -memo-sequences $(MEMOSEQUENCES)
 
 e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./... -count=1 -timeout 40m
@@ -57,6 +59,16 @@ e2e: control-plane
 
 control-plane:
 	@./hack/build-control-plane.sh >/dev/null
+
+## e2e-node: kubectl-slices as real Pods on a real node (kubelet, containerd, bridge CNI, images built
+## here), as root in namespaces of its own; kubelet and containerd are built once (hack/build-node.sh).
+## Needs runc and the CNI plugins (Debian: apt-get install runc containernetworking-plugins iptables).
+## Not part of make test, where these tests skip.
+e2e-node: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
+		$(GO) test ./e2enode -count=1 -v -timeout 20m
+	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null; then \
+		echo "node processes left behind:"; pgrep -af "$$(./hack/build-node.sh | tail -n 1)/"; exit 1; fi
 
 ## compat: the core scenarios against kube-apiserver and kube-controller-manager of every
 ## supported release, each built once from the Go module proxy (not part of make test)

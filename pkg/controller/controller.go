@@ -79,6 +79,8 @@ type Controller struct {
 	slices  *sliceTracker
 	trigger *syncer.Tracker
 	report  *Reporter
+	notes   *notes
+	memos   memos
 
 	mu       sync.Mutex
 	handback map[string]bool // Services whose controller slices were said current
@@ -117,6 +119,8 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "services"}),
 		slices:   newSliceTracker(),
 		trigger:  syncer.NewTracker(),
+		notes:    newNotes(),
+		memos:    memos{m: map[string]*reconcile.Memo{}},
 		report:   opts.Report,
 		handback: map[string]bool{},
 		standby:  map[string]standby.Memory{},
@@ -256,7 +260,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	case !c.selected(svc):
 		// It stopped matching -l: what was written stays, as a one-shot
 		// sync would have left it.
+		c.memos.set(key, nil)
 		return nil
+	}
+	if pods, all := c.notes.take(key); !all {
+		if out, ok := c.syncNoted(ctx, key, svc, pods); ok {
+			return c.settle(ctx, key, svc, out, nil)
+		}
 	}
 	// One trigger time per sync, however many attempts it takes.
 	var trig *time.Time
@@ -283,6 +293,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		})
 	}
 	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, opts)
+	c.opts.Metrics.PlannedBy("full")
+	c.remember(key, out)
+	return c.settle(ctx, key, svc, out, sb)
+}
+
+// settle records, reports and follows up a sync's outcome, whichever way
+// it was planned.
+func (c *Controller) settle(ctx context.Context, key string, svc *corev1.Service, out syncer.Outcome, sb *standbySync) error {
 	// Before record: what we last wrote tells a hand edit from our own.
 	restored := map[string]bool{}
 	for _, u := range out.Result.Updated {
@@ -319,6 +337,7 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 		return errStale // a slice we just created may not be in the cache yet
 	}
 	c.trigger.Forget(ns, name)
+	c.memos.set(key, nil)
 	c.forgetStandby(key)
 	if c.opts.WithEndpoints {
 		if err := c.removeEndpoints(ctx, key, ns, name); err != nil {

@@ -23,8 +23,10 @@
 // slices queues the Service at once, to see it catch up and measure its
 // lag.
 //
-// Each sync re-plans the whole Service from the cache, as upstream does;
-// planning only the Pods that changed would cost less, and is not done (the
-// README's Performance section has the measured figures and where the time
-// goes).
+// A sync plans from the Pods that changed, not the whole Service, where it
+// can (incremental.go): the Pod handlers note which Pods they queued a
+// Service for, and a Service left in sync keeps a reconcile.Memo that plans
+// those Pods alone with Compute's result. A Service the memo cannot vouch
+// for (standby, --with-endpoints, a change it does not expect) is planned in
+// full from the cache, as upstream plans every sync.
 package controller

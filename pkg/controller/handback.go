@@ -24,7 +24,8 @@ func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
 			theirs = append(theirs, s)
 		}
 	}
-	if len(theirs) == 0 || !explain.SameEndpoints(theirs, plan.Final()) {
+	ours := plan.Final()
+	if len(theirs) == 0 || !sameCounts(theirs, ours) || !explain.SameEndpoints(theirs, ours) {
 		return
 	}
 	c.mu.Lock()
@@ -46,4 +47,27 @@ func (c *Controller) watchingHandback(s *discovery.EndpointSlice) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.handback[key]
+}
+
+// sameCounts is the cheap first look before the canonical comparison:
+// slices that publish the same endpoints have as many, as many of them
+// ready. While a Service's Pods flip, the controller's slices trail ours by
+// a change and fail it at once, so a 20,000-endpoint comparison runs only
+// when it may succeed.
+func sameCounts(a, b []*discovery.EndpointSlice) bool {
+	na, ra := endpointCounts(a)
+	nb, rb := endpointCounts(b)
+	return na == nb && ra == rb
+}
+
+func endpointCounts(slices []*discovery.EndpointSlice) (n, ready int) {
+	for _, s := range slices {
+		n += len(s.Endpoints)
+		for i := range s.Endpoints {
+			if r := s.Endpoints[i].Conditions.Ready; r != nil && *r {
+				ready++
+			}
+		}
+	}
+	return n, ready
 }

@@ -138,7 +138,9 @@ func (c *Controller) podServices(obj any, old *corev1.Pod) {
 		}
 		sel := labels.SelectorFromValidatedSet(svc.Spec.Selector)
 		if sel.Matches(labels.Set(pod.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
-			c.queue.AddAfter(svc.Namespace+"/"+svc.Name, c.opts.BatchPeriod)
+			key := svc.Namespace + "/" + svc.Name
+			c.notes.add(key, pod.Name)
+			c.queue.AddAfter(key, c.opts.BatchPeriod)
 		}
 	}
 }

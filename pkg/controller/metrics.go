@@ -30,7 +30,7 @@ type Metrics struct {
 	endpointsDesired, slicesDesired  prometheus.Gauge
 	numSlices                        prometheus.Gauge
 	slicesChanged                    prometheus.Histogram
-	syncs, changes                   *prometheus.CounterVec
+	syncs, changes, plans            *prometheus.CounterVec
 	lastSuccess                      prometheus.Gauge
 	isLeader                         prometheus.Gauge
 	handback                         prometheus.Gauge
@@ -69,6 +69,8 @@ func NewMetrics(queueDepth func() int) *Metrics {
 			Help: "Number of EndpointSlices changed on each Service sync"}),
 		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "syncs",
 			Help: "Number of Service syncs, by result: success, stale (the cache lagged our writes) or error"}, []string{"result"}),
+		plans: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "plans",
+			Help: "Number of Service plans, by path: memo (from the changed Pods alone) or full (from all the Service's Pods)"}, []string{"path"}),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "changes",
 			Help: "Number of EndpointSlice changes written, by operation: create, update or delete"}, []string{"operation"}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "last_successful_sync_timestamp_seconds",
@@ -88,7 +90,7 @@ func NewMetrics(queueDepth func() int) *Metrics {
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10, 15, 30, 60, 120, 300, 600}}),
 	}
 	reg.MustRegister(m.endpointsAdded, m.endpointsRemoved, m.endpointsDesired, m.slicesDesired, m.numSlices,
-		m.slicesChanged, m.syncs, m.changes, m.lastSuccess, m.isLeader, m.handback,
+		m.slicesChanged, m.syncs, m.changes, m.plans, m.lastSuccess, m.isLeader, m.handback,
 		m.states, m.takeovers, m.handbacks, m.controllerLag)
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPrefix + "last_successful_sync_age_seconds",
 		Help: "Seconds since the last successful Service sync (-1 before the first)"}, m.lastAge))
@@ -103,6 +105,9 @@ func NewMetrics(queueDepth func() int) *Metrics {
 	}
 	for _, op := range []string{"create", "update", "delete"} {
 		m.changes.WithLabelValues(op)
+	}
+	for _, path := range []string{"memo", "full"} {
+		m.plans.WithLabelValues(path)
 	}
 	for _, st := range standby.States {
 		m.states.WithLabelValues(string(st))
@@ -167,6 +172,13 @@ func (m *Metrics) SetLeader(leading bool) {
 func (m *Metrics) SetHandback(n int) {
 	if m != nil {
 		m.handback.Set(float64(n))
+	}
+}
+
+// PlannedBy counts one plan by its path: "memo" or "full".
+func (m *Metrics) PlannedBy(path string) {
+	if m != nil {
+		m.plans.WithLabelValues(path).Inc()
 	}
 }
 

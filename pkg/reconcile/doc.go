@@ -21,6 +21,11 @@
 //   - a Node that could not be read (as opposed to one that does not exist)
 //     never drops a Pod: its zone is kept from the live endpoint, or left unset.
 //
+// Memo is the watch loop's shortcut through Compute: for a Service whose
+// slices are in sync, it plans a change to a few Pods from those Pods alone,
+// with Compute's result (TestMemoAgainstCompute holds it to that over random
+// event sequences), and declines whatever it cannot vouch for.
+//
 // The package imports only k8s.io/api, k8s.io/apimachinery and the standard
 // library. It performs no I/O, reads no clock and logs nothing: side effects
 // are returned as data (decisions and warnings), and its inputs are never

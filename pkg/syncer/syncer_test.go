@@ -2,6 +2,10 @@ package syncer
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,5 +103,57 @@ func TestTracker(t *testing.T) {
 	tr.Forget("shop", "web")
 	if got := tr.Compute(svc, []*corev1.Pod{a2}); !got.Equal(t0.Add(5 * time.Minute)) {
 		t.Errorf("after forget: %v", got)
+	}
+}
+
+// Tracker.Changed, told which Pods changed, returns what Compute returns
+// given all of them, over random changes (Ready times moving forward or
+// back, Pods leaving and coming back, Pods without a Ready condition).
+func TestTrackerChangedAsCompute(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	svc := testService()
+	full, part := NewTracker(), NewTracker()
+	pods := map[string]*corev1.Pod{}
+	list := func() []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, name := range slices.Sorted(maps.Keys(pods)) {
+			out = append(out, pods[name])
+		}
+		return out
+	}
+	for i := range 8 {
+		name := fmt.Sprintf("p%d", i)
+		pods[name] = testPod(name, "10.0.0.1", t0.Add(time.Duration(r.Intn(100))*time.Second))
+	}
+	full.Compute(svc, list())
+	part.Compute(svc, list())
+	for step := range 500 {
+		changed := map[string]*corev1.Pod{}
+		for range 1 + r.Intn(3) {
+			name := fmt.Sprintf("p%d", r.Intn(10))
+			switch r.Intn(4) {
+			case 0:
+				delete(pods, name)
+			case 1:
+				p := testPod(name, "10.0.0.1", time.Time{})
+				p.Status.Conditions = nil
+				pods[name] = p
+			default:
+				pods[name] = testPod(name, "10.0.0.1", t0.Add(time.Duration(r.Intn(200))*time.Second))
+			}
+			changed[name] = pods[name]
+		}
+		want := full.Compute(svc, list())
+		got, commit, known := part.Changed(svc, changed)
+		if !known {
+			t.Fatal("a Service synced before is unknown")
+		}
+		commit()
+		if !got.Equal(want) {
+			t.Fatalf("step %d: Changed says %v, Compute %v", step, got, want)
+		}
+	}
+	if _, _, known := NewTracker().Changed(svc, nil); known {
+		t.Error("a Service never synced is known")
 	}
 }

@@ -103,3 +103,53 @@ func (t *Tracker) Forget(namespace, name string) {
 	delete(t.states, namespace+"/"+name)
 	t.mu.Unlock()
 }
+
+// Changed is Compute for a sync that knows which Pods changed since the
+// previous one (the watch loop's incremental path): members holds each
+// changed Pod the Service's selector matches now, and nil for one it no
+// longer matches or that is gone; every other Pod is as it was. It returns
+// the trigger time Compute would, and a commit that records the change
+// once the plan is taken. known is false before the Service's first sync.
+func (t *Tracker) Changed(svc *corev1.Service, members map[string]*corev1.Pod) (at time.Time, commit func(), known bool) {
+	key := svc.Namespace + "/" + svc.Name
+	t.mu.Lock()
+	prev, known := t.states[key]
+	t.mu.Unlock()
+	if !known {
+		return time.Time{}, nil, false
+	}
+	earlier := func(c time.Time) {
+		if at.IsZero() || c.Before(at) {
+			at = c
+		}
+	}
+	for name, p := range members {
+		if p == nil {
+			continue
+		}
+		if pt := podTriggerTime(p); !pt.IsZero() && pt.After(prev.pods[name]) {
+			earlier(pt)
+		}
+	}
+	if svc.CreationTimestamp.After(prev.service) {
+		earlier(svc.CreationTimestamp.Time)
+	}
+	return at, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		st := t.states[key]
+		st.service = svc.CreationTimestamp.Time
+		for name, p := range members {
+			var pt time.Time
+			if p != nil {
+				pt = podTriggerTime(p)
+			}
+			if pt.IsZero() {
+				delete(st.pods, name)
+			} else {
+				st.pods[name] = pt
+			}
+		}
+		t.states[key] = st
+	}, true
+}

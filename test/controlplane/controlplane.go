@@ -37,6 +37,11 @@ type Options struct {
 	// Dir is where data, logs and the kubeconfig go. Empty means a new
 	// temporary directory, removed by Stop.
 	Dir string
+	// BindAddress and AdvertiseAddress of kube-apiserver; empty means
+	// 127.0.0.1. A real node's Pods need an address they can route to.
+	BindAddress, AdvertiseAddress string
+	// APIServerArgs are more flags for kube-apiserver.
+	APIServerArgs []string
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -51,6 +56,7 @@ type ControlPlane struct {
 	AdminConfig *rest.Config
 
 	ownDir     bool
+	opts       Options
 	adminToken string
 	etcd       *process
 	apiserver  *process
@@ -61,7 +67,7 @@ type ControlPlane struct {
 // Start launches etcd and kube-apiserver and waits until the API server is
 // ready. The caller must call Stop.
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
-	cp := &ControlPlane{BinDir: opts.BinDir, Dir: opts.Dir}
+	cp := &ControlPlane{BinDir: opts.BinDir, Dir: opts.Dir, opts: opts}
 	if cp.BinDir == "" {
 		cp.BinDir = os.Getenv("KUBECTL_SLICES_BIN_DIR")
 	}
@@ -111,7 +117,14 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		return err
 	}
 	cp.URL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-	cp.apiArgs = []string{"--etcd-servers", etcdURL, "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+	bind, advertise := cp.opts.BindAddress, cp.opts.AdvertiseAddress
+	if bind == "" {
+		bind = "127.0.0.1"
+	}
+	if advertise == "" {
+		advertise = "127.0.0.1"
+	}
+	cp.apiArgs = []string{"--etcd-servers", etcdURL, "--bind-address", bind, "--advertise-address", advertise,
 		"--secure-port", strconv.Itoa(apiPort), "--cert-dir", filepath.Join(cp.Dir, "certs"),
 		"--token-auth-file", secrets.tokens, "--authorization-mode", "RBAC",
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
@@ -120,6 +133,7 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		// Dual-stack, so the fidelity suite can cover IPv6 and dual-stack Services.
 		"--service-cluster-ip-range", "10.96.0.0/16,fd00:10:96::/112",
 		"--enable-priority-and-fairness=false", "--profiling=false", "--v=1"}
+	cp.apiArgs = append(cp.apiArgs, cp.opts.APIServerArgs...)
 	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
 	if err != nil {
 		return err
@@ -142,14 +156,16 @@ type secretFiles struct{ tokens, saKey, saPub string }
 
 // writeSecrets makes the token file (admin in system:masters, a limited
 // user, the controller manager, also in system:masters so that one token
-// serves every controller it may be asked to run) and the service-account
+// serves every controller it may be asked to run, and the kubelet of a real
+// node, StartNode) and the service-account
 // signing key.
 func (cp *ControlPlane) writeSecrets() (secretFiles, error) {
 	s := secretFiles{tokens: filepath.Join(cp.Dir, "tokens.csv"),
 		saKey: filepath.Join(cp.Dir, "sa.key"), saPub: filepath.Join(cp.Dir, "sa.pub")}
 	cp.adminToken = randomToken()
-	tokens := fmt.Sprintf("%s,admin,admin,\"system:masters\"\n%s,%s,limited,\"\"\n%s,system:kube-controller-manager,kcm,\"system:masters\"\n",
-		cp.adminToken, randomToken(), LimitedUser, randomToken())
+	tokens := fmt.Sprintf("%s,admin,admin,\"system:masters\"\n%s,%s,limited,\"\"\n%s,system:kube-controller-manager,kcm,\"system:masters\"\n"+
+		"%s,%s,kubelet,\"system:nodes,system:masters\"\n",
+		cp.adminToken, randomToken(), LimitedUser, randomToken(), randomToken(), kubeletUser)
 	if err := os.WriteFile(s.tokens, []byte(tokens), 0o600); err != nil {
 		return s, err
 	}

@@ -11,6 +11,13 @@
 // bound to a Node and their status is written through the status
 // subresource (see the helpers in fixtures.go).
 //
+// On request (StartNode, for make e2e-node) a real node joins: containerd
+// and a kubelet built by hack/build-node.sh, a bridge CNI, and a loop that
+// binds Pods to it in place of kube-scheduler. It changes the network and
+// mounts, so it runs only in namespaces of its own (NodeNetwork checks); the
+// API server then binds an address Pods can reach (Options.BindAddress,
+// AdvertiseAddress).
+//
 // Processes are started in their own process group with a parent-death
 // signal, so they end with the test binary even when it is killed; Stop ends
 // them and removes their files.

@@ -1,0 +1,190 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	utiltest "github.com/kubectl-slices/kubectl-slices/internal/testutil"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// TestMemoPathLeavesWhatComputeWants drives the loop through its handlers
+// and queue with random Pod events (readiness flips mostly, adds, deletes,
+// relabels) and, after each, requires that the slices on the API server
+// are ones reconcile.Compute, given the API server's Pods, Node and slices,
+// would write nothing more to; and that most syncs took the memo's path.
+func TestMemoPathLeavesWhatComputeWants(t *testing.T) {
+	pods := []runtime.Object{utiltest.NewNode("node-1").Zone("zone-a").Build()}
+	for i := range 12 {
+		pods = append(pods, memoPod(i, i%3 != 0))
+	}
+	svc := service("web", map[string]string{"app": "web"})
+	svc.Spec.Ports[0].TargetPort.IntVal = 8080
+	c, client, _ := startedWith(t, everything, func(o *Options) {
+		o.Plan.MaxEndpointsPerSlice = 3
+		o.Metrics = NewMetrics(nil)
+	}, append(pods, svc)...)
+	versionSlices(client)
+	ctx := context.Background()
+	settle := func(what string) {
+		t.Helper()
+		runQueued(t, c)
+		checkComputeAgrees(t, ctx, client, c.opts.Plan, what)
+	}
+	c.queue.Add(testNS + "/web")
+	settle("first sync")
+	r := rand.New(rand.NewSource(7))
+	next := 12
+	for ev := range 60 {
+		podsNow, _ := client.CoreV1().Pods(testNS).List(ctx, metav1.ListOptions{})
+		p := podsNow.Items[r.Intn(len(podsNow.Items))].DeepCopy()
+		var what string
+		switch n := r.Intn(10); {
+		case n == 0:
+			what = "added"
+			_, err := client.CoreV1().Pods(testNS).Create(ctx, memoPod(next, true), metav1.CreateOptions{})
+			next++
+			must(t, err)
+		case n == 1 && len(podsNow.Items) > 4:
+			what = "deleted"
+			must(t, client.CoreV1().Pods(testNS).Delete(ctx, p.Name, metav1.DeleteOptions{}))
+		case n == 2:
+			what = "relabelled"
+			if p.Labels["app"] == "web" {
+				p.Labels["app"] = "other"
+			} else {
+				p.Labels["app"] = "web"
+			}
+			_, err := client.CoreV1().Pods(testNS).Update(ctx, p, metav1.UpdateOptions{})
+			must(t, err)
+		default:
+			what = "flipped"
+			st := corev1.ConditionTrue
+			if p.Status.Conditions[0].Status == st {
+				st = corev1.ConditionFalse
+			}
+			p.Status.Conditions[0].Status = st
+			p.Status.Conditions[0].LastTransitionTime = metav1.NewTime(time.Date(2026, 5, 1, 0, 0, ev, 0, time.UTC))
+			_, err := client.CoreV1().Pods(testNS).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			must(t, err)
+		}
+		settle(fmt.Sprintf("event %d: %s %s", ev, p.Name, what))
+	}
+	memo := testutil.ToFloat64(c.opts.Metrics.plans.WithLabelValues("memo"))
+	full := testutil.ToFloat64(c.opts.Metrics.plans.WithLabelValues("full"))
+	if memo < 30 {
+		t.Fatalf("%v syncs planned from the memo, %v in full: the memo's path was hardly taken", memo, full)
+	}
+	t.Logf("%v syncs planned from the memo, %v in full", memo, full)
+}
+
+func memoPod(i int, ready bool) *corev1.Pod {
+	return utiltest.NewPod(testNS, fmt.Sprintf("web-%02d", i)).Label("app", "web").Node("node-1").
+		IP(fmt.Sprintf("10.0.0.%d", i+1)).Ready(ready).Build()
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// versionSlices gives every slice written a new resourceVersion, as the
+// API server does (the fake clientset keeps whatever it is sent).
+func versionSlices(client *fake.Clientset) {
+	rv := 100
+	for _, verb := range []string{"create", "update"} {
+		client.PrependReactor(verb, "endpointslices", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			rv++
+			a.(interface{ GetObject() runtime.Object }).GetObject().(*discovery.EndpointSlice).ResourceVersion = strconv.Itoa(rv)
+			return false, nil, nil
+		})
+	}
+}
+
+// runQueued waits for the handlers to queue what the last event touches,
+// then syncs until the queue is empty and the cache shows our writes.
+func runQueued(t *testing.T, c *Controller) {
+	t.Helper()
+	ctx := context.Background()
+	// Events reach the handlers asynchronously; a short quiet period
+	// after the last queued key means the event was delivered.
+	quiet := 0
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		if c.queue.Len() > 0 {
+			quiet = 0
+			c.processNext(ctx)
+			return false, nil
+		}
+		quiet++
+		return quiet > 10, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkComputeAgrees plans the Service in full from the API server's
+// objects and requires that it writes nothing.
+func checkComputeAgrees(t *testing.T, ctx context.Context, client *fake.Clientset, o reconcile.Options, what string) {
+	t.Helper()
+	svc, err := client.CoreV1().Services(testNS).Get(ctx, "web", metav1.GetOptions{})
+	must(t, err)
+	in := reconcile.Input{Service: svc, Nodes: reconcile.Nodes{ByName: map[string]*corev1.Node{}}}
+	pods, err := client.CoreV1().Pods(testNS).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	must(t, err)
+	for i := range pods.Items {
+		in.Pods = append(in.Pods, &pods.Items[i])
+	}
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	must(t, err)
+	for i := range nodes.Items {
+		in.Nodes.ByName[nodes.Items[i].Name] = &nodes.Items[i]
+	}
+	slices, err := client.DiscoveryV1().EndpointSlices(testNS).List(ctx, metav1.ListOptions{})
+	must(t, err)
+	for i := range slices.Items {
+		in.Slices = append(in.Slices, &slices.Items[i])
+	}
+	plan, err := reconcile.Compute(in, o)
+	must(t, err)
+	if !plan.InSync() {
+		t.Fatalf("after %s: Compute still plans %d creates, %d updates, %d deletes", what, len(plan.Create), len(plan.Update), len(plan.Delete))
+	}
+}
+
+// Noted Pods are handed out once; past maxNoted the Service is planned in
+// full rather than from an ever larger set.
+func TestNotes(t *testing.T) {
+	n := newNotes()
+	n.add("ns/a", "p1")
+	n.add("ns/a", "p1")
+	n.add("ns/a", "p2")
+	if pods, all := n.take("ns/a"); all || len(pods) != 2 {
+		t.Fatalf("take = %v, %v; want 2 Pods", pods, all)
+	}
+	if pods, all := n.take("ns/a"); all || len(pods) != 0 {
+		t.Fatalf("second take = %v, %v; want none", pods, all)
+	}
+	for i := range maxNoted + 1 {
+		n.add("ns/b", fmt.Sprint(i))
+	}
+	n.add("ns/b", "one more")
+	if pods, all := n.take("ns/b"); !all || pods != nil {
+		t.Fatalf("after %d Pods: take = %d Pods, all %v; want all", maxNoted+2, len(pods), all)
+	}
+}

@@ -1,0 +1,336 @@
+package reconcile
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+)
+
+// PodChange names a Pod whose inputs may have changed since the memo was
+// made or last committed: its labels, spec or status, or its Node. Pod is
+// its state now, nil when it is gone. A Pod left out must not have changed.
+type PodChange struct {
+	Name string
+	Pod  *corev1.Pod
+}
+
+// Step is what Commit needs of a plan made by Memo.Plan.
+type Step struct {
+	pods []stepPod
+	// stayed: endpoints of changed Pods replaced in a slice that is not
+	// written (equal as far as Compute compares).
+	stayed map[epKey]string
+}
+
+type stepPod struct {
+	name   string
+	member bool
+	now    memoPod
+}
+
+// change is one changed Pod as a memo plan sees it.
+type change struct {
+	name string
+	was  bool
+	old  memoPod
+	f    *podFacts // nil when the Pod is no member now
+	now  memoPod
+	eps  map[discovery.AddressType]discovery.Endpoint
+}
+
+// inPlace returns the Pod's new endpoint of a type when it replaces the
+// live one of key k in place: same key, same port group.
+func (c *change) inPlace(at discovery.AddressType, k epKey) (discovery.Endpoint, bool) {
+	if c.f == nil || !c.was || c.old.portKey != c.f.portKey {
+		return discovery.Endpoint{}, false
+	}
+	ep, ok := c.eps[at]
+	if !ok || keyOf(&ep) != k {
+		return discovery.Endpoint{}, false
+	}
+	return ep, true
+}
+
+// Plan plans the Service after the given Pods changed, as Compute would
+// from the same inputs: svc and live are the Service and its slices as they
+// stand, nodes holds at least the Nodes of the changed Pods. It returns
+// false, and the caller plans with Compute, when the Service, the options or
+// our live slices are not those the memo was made for, or when the change
+// leaves the cases the memo keeps: a slice would be emptied, a Pod's Node is
+// missing, a changed Pod's endpoint stays although it differs. The plan carries no per-Pod
+// decisions and no warnings; the Service, its slices and the writes are
+// Compute's.
+func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live []*discovery.EndpointSlice, opts Options) (*Plan, *Step, bool) {
+	if svc == nil || svc.UID != m.uid || svc.ResourceVersion != m.rv || opts.ManagedBy != m.opts.ManagedBy ||
+		opts.MaxEndpointsPerSlice != m.opts.MaxEndpointsPerSlice || nodes.Unreadable {
+		return nil, nil, false
+	}
+	plan := &Plan{
+		Service: ServiceDecision{Namespace: svc.Namespace, Name: svc.Name, Reason: ServicePlanned,
+			Message: "endpoints are planned from the Pods the selector matches"},
+		AddressTypes: m.types,
+	}
+	if !m.liveMatches(svc, live, opts, plan) {
+		return nil, nil, false
+	}
+	pl := &planner{svc: svc, opts: opts, labels: newLabeler(svc, opts.ManagedBy), plan: &Plan{}}
+	cs, ok := m.changed(pl, changes, nodes)
+	if !ok {
+		return nil, nil, false
+	}
+	step := &Step{stayed: map[epKey]string{}}
+	oldOwner := map[epKey]int{}
+	touched := map[string]bool{}
+	for i := range cs {
+		for _, k := range cs[i].old.keys {
+			oldOwner[k] = i
+			touched[m.where[k]] = true
+		}
+	}
+	for _, at := range m.types {
+		create, update, ok := m.planType(pl, cs, oldOwner, touched, at, step)
+		if !ok {
+			return nil, nil, false
+		}
+		for _, s := range create {
+			stampTriggerTime(s, opts.TriggerTime)
+		}
+		for _, s := range update {
+			stampTriggerTime(s, opts.TriggerTime)
+		}
+		sortByName(update)
+		plan.Create = append(plan.Create, create...)
+		plan.Update = append(plan.Update, update...)
+	}
+	written := map[string]bool{}
+	for _, s := range plan.Update {
+		written[s.Name] = true
+	}
+	for name, s := range m.slices {
+		if !written[name] {
+			plan.Unchanged = append(plan.Unchanged, s)
+		}
+	}
+	sortByName(plan.Unchanged)
+	plan.live = maps.Clone(m.slices)
+	for _, c := range cs {
+		step.pods = append(step.pods, stepPod{name: c.name, member: c.f != nil, now: c.now})
+	}
+	return plan, step, true
+}
+
+// liveMatches checks that our live slices are the memo's, by name and
+// resourceVersion, and collects the Service's foreign slices.
+func (m *Memo) liveMatches(svc *corev1.Service, live []*discovery.EndpointSlice, opts Options, plan *Plan) bool {
+	n := 0
+	for _, s := range live {
+		if s == nil || s.Namespace != svc.Namespace || s.Labels[discovery.LabelServiceName] != svc.Name {
+			continue
+		}
+		if s.Labels[discovery.LabelManagedBy] != opts.ManagedBy {
+			plan.Foreign = append(plan.Foreign, s)
+			continue
+		}
+		if s.DeletionTimestamp != nil {
+			continue // Compute ignores ours being deleted too
+		}
+		if mine := m.slices[s.Name]; mine == nil || mine.ResourceVersion != s.ResourceVersion {
+			return false
+		}
+		n++
+	}
+	sortByName(plan.Foreign)
+	return n == len(m.slices)
+}
+
+// changed derives the facts of each changed Pod, sorted by name as Compute
+// orders Pods. A port group that appears is planned like any other (its
+// slices are created); one that empties has emptied its slices, which
+// planType leaves to Compute.
+func (m *Memo) changed(pl *planner, changes []PodChange, nodes Nodes) ([]change, bool) {
+	sorted := slices.Clone(changes)
+	slices.SortFunc(sorted, func(a, b PodChange) int { return strings.Compare(a.Name, b.Name) })
+	var cs []change
+	for i, pc := range sorted {
+		if i > 0 && sorted[i-1].Name == pc.Name {
+			return nil, false
+		}
+		c := change{name: pc.Name}
+		c.old, c.was = m.pods[pc.Name]
+		if p := pc.Pod; p != nil {
+			if p.Name != pc.Name {
+				return nil, false
+			}
+			if fs := pl.podFacts([]*corev1.Pod{p}, nodes); len(fs) == 1 {
+				c.f = fs[0]
+			}
+		}
+		if c.f != nil {
+			if c.f.nodeMissing || c.f.zoneFromLive {
+				return nil, false
+			}
+			c.now.portKey = c.f.portKey
+			c.eps = map[discovery.AddressType]discovery.Endpoint{}
+			for _, at := range m.types {
+				if ep, ok := buildEndpoint(pl.svc, c.f, at, nil); ok {
+					c.eps[at] = ep
+					c.now.keys = append(c.now.keys, keyOf(&ep))
+				}
+			}
+		}
+		if c.was || c.f != nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs, true
+}
+
+// planType is packGroup for the groups of one address type that the change
+// touches, knowing that every other slice stays as it is.
+func (m *Memo) planType(pl *planner, cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType, step *Step) (create, update []*discovery.EndpointSlice, ok bool) {
+	type work struct {
+		touched []*discovery.EndpointSlice
+		left    []discovery.Endpoint
+		ports   []discovery.EndpointPort
+	}
+	groups := map[string]*work{}
+	get := func(k string) *work {
+		if groups[k] == nil {
+			groups[k] = &work{}
+		}
+		return groups[k]
+	}
+	for name := range touched {
+		if s := m.slices[name]; s.AddressType == at {
+			w := get(portKey(s.Ports))
+			w.touched = append(w.touched, s)
+		}
+	}
+	for i := range cs {
+		c := &cs[i]
+		ep, has := c.eps[at]
+		if c.f == nil || !has {
+			continue
+		}
+		k := keyOf(&ep)
+		if _, was := oldOwner[k]; was {
+			if _, same := c.inPlace(at, k); same {
+				continue // replaced in its slice by step 1
+			}
+		}
+		w := get(c.f.portKey)
+		w.left = append(w.left, ep)
+		w.ports = c.f.ports
+	}
+	max := pl.opts.MaxEndpointsPerSlice
+	for _, pk := range slices.Sorted(maps.Keys(groups)) {
+		w := groups[pk]
+		sortByName(w.touched)
+		// 1. The touched slices: changed Pods' endpoints replaced or dropped.
+		var upd []*discovery.EndpointSlice
+		for _, live := range w.touched {
+			kept := make([]discovery.Endpoint, 0, len(live.Endpoints))
+			changed := false
+			var stays []epKey
+			for i := range live.Endpoints {
+				e := &live.Endpoints[i]
+				k := keyOf(e)
+				ci, mine := oldOwner[k]
+				if !mine {
+					kept = append(kept, *e.DeepCopy())
+					continue
+				}
+				nep, ok := cs[ci].inPlace(at, k)
+				if !ok {
+					continue
+				}
+				switch {
+				case !endpointsEqualBeyondKey(&nep, e):
+					changed = true
+				case !endpointsIdentical(&nep, e):
+					return nil, nil, false // kept as is, so the memo would no longer hold
+				}
+				kept = append(kept, nep)
+				stays = append(stays, k)
+			}
+			if !changed && len(kept) == len(live.Endpoints) {
+				for _, k := range stays {
+					step.stayed[k] = live.Name
+				}
+				continue
+			}
+			if len(kept) == 0 {
+				return nil, nil, false // Compute deletes it, and may recycle it
+			}
+			s := live.DeepCopy()
+			s.Endpoints = kept
+			s.Labels = pl.labels.labels()
+			upd = append(upd, s)
+		}
+		left := w.left
+		pop := func() discovery.Endpoint {
+			ep := left[0]
+			left = left[1:]
+			return ep
+		}
+		// 2. Top up the slices being written, fullest first.
+		if len(left) > 0 && len(upd) > 0 {
+			byLen := slices.Clone(upd)
+			sort.SliceStable(byLen, func(i, j int) bool { return len(byLen[i].Endpoints) > len(byLen[j].Endpoints) })
+			for _, s := range byLen {
+				for len(left) > 0 && len(s.Endpoints) < max {
+					s.Endpoints = append(s.Endpoints, pop())
+				}
+			}
+		}
+		// 3. The remainder into the unchanged slice it fills closest to
+		//    full, or into new slices.
+		var unchanged []*discovery.EndpointSlice
+		if len(left) > 0 {
+			unchanged = m.unchangedOf(at, pk, upd)
+		}
+		for len(left) > 0 {
+			var fill *discovery.EndpointSlice
+			if len(left) < max && len(unchanged) > 0 {
+				if i := sliceToFill(unchanged, len(left), max, pl.hintsRewrite); i >= 0 {
+					fill = unchanged[i].DeepCopy()
+					unchanged = append(unchanged[:i:i], unchanged[i+1:]...)
+				}
+			}
+			if fill == nil {
+				fill = newSlice(pl.svc, pl.labels, w.ports, at)
+			}
+			for len(left) > 0 && len(fill.Endpoints) < max {
+				fill.Endpoints = append(fill.Endpoints, pop())
+			}
+			if fill.Name != "" {
+				upd = append(upd, fill)
+			} else {
+				create = append(create, fill)
+			}
+		}
+		update = append(update, upd...)
+	}
+	return create, update, true
+}
+
+// unchangedOf lists the memo's slices of a type and port group that are
+// not being updated, by name.
+func (m *Memo) unchangedOf(at discovery.AddressType, pk string, upd []*discovery.EndpointSlice) []*discovery.EndpointSlice {
+	skip := map[string]bool{}
+	for _, s := range upd {
+		skip[s.Name] = true
+	}
+	var out []*discovery.EndpointSlice
+	for name, s := range m.slices {
+		if s.AddressType == at && !skip[name] && portKey(s.Ports) == pk {
+			out = append(out, s)
+		}
+	}
+	sortByName(out)
+	return out
+}
