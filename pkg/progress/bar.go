@@ -33,12 +33,18 @@ func Start(w io.Writer, total int) *Bar {
 		return nil
 	}
 	fd := int(f.Fd())
-	return newBar(w, total, time.Now, func() int {
+	b := newBar(w, total, time.Now, func() int {
 		if cols, _, err := term.GetSize(fd); err == nil {
 			return cols
 		}
 		return 80
 	})
+	if total > 0 {
+		// At once: reading the cluster before the first Service is done
+		// may take seconds.
+		b.maybeDraw()
+	}
+	return b
 }
 
 // New draws on w whatever w is, with the clock and terminal width given
@@ -53,7 +59,7 @@ func newBar(w io.Writer, total int, now func() time.Time, width func() int) *Bar
 
 // Begin starts the run over again with total Services, for a Bar made
 // before the total was known (the watch loop's, made before its caches
-// fill).
+// fill), and draws it.
 func (b *Bar) Begin(total int) {
 	if b == nil {
 		return
@@ -61,6 +67,8 @@ func (b *Bar) Begin(total int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.state = State{Total: total, Start: b.now()}
+	b.drawn = time.Time{}
+	b.maybeDraw()
 }
 
 // Finish records one Service done after took and redraws if the last

@@ -94,6 +94,10 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 	t.Run("sync", func(t *testing.T) {
 		out := onTerminal(t, shared, "kubectl slices sync --all -n "+ns)
 		assertProgress(t, "sync --all", out)
+		// Drawn at once, before the cluster is read and any Service done.
+		if m := progressLine.FindStringSubmatch(out); m[1] != "0" {
+			t.Errorf("first progress line at %s/%s Services, want 0 done:\n%q", m[1], m[2], out)
+		}
 		if !strings.Contains(out, "svc-00") {
 			t.Errorf("no result after the progress:\n%q", out)
 		}
