@@ -275,6 +275,9 @@ func BenchmarkEnvelope(b *testing.B) {
 		cold, coldReq, coldVerbs := runPlugin(b, cp, "sync", "--all", "-A")
 		waitReadyCount(b, view, oursLabel, e.pods, time.Minute)
 		resync, resyncReq, resyncVerbs := runPlugin(b, cp, "sync", "--all", "-A")
+		if strings.Contains(resyncVerbs, ",") || !strings.HasPrefix(resyncVerbs, "GET ") {
+			b.Errorf("the no-op resync made requests other than lists: %s", resyncVerbs)
+		}
 		// 3: check.
 		check := timedCheck(b, cp, e.services)
 
