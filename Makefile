@@ -10,7 +10,7 @@ LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook e2e-node node-if-possible lint demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size e2e-node node-if-possible lint demo control-plane clean
 
 all: build
 
@@ -102,13 +102,26 @@ bench-cache: control-plane
 bench-webhook: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkWebhookLatency -benchtime 1x -timeout 30m
 
-## bench-watch: sync --watch latency and memory beside kube-controller-manager on a 20,000-Pod Service
+## bench-watch: sync --watch latency and memory beside kube-controller-manager on a 20,000-Pod Service,
+## and CPU per flip in a 20,000-Pod Service against a 200-Pod one (bench-flip-size)
 bench-watch: control-plane
-	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench 'BenchmarkWatch(Latency|EndpointsMemory)' -benchtime 1x -timeout 60m
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench 'BenchmarkWatch(Latency|EndpointsMemory|FlipSize)' -benchtime 1x -timeout 90m
+
+## bench-flip-size: CPU per readiness flip, ours and kube-controller-manager's, in a 200-Pod and a
+## 20,000-Pod Service in one run, and the ratio of the two (FLIP_SIZE_SMALL, FLIP_SIZE_LARGE, FLIP_SIZE_FLIPS)
+bench-flip-size: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkWatchFlipSize$$' -benchtime 1x -timeout 60m
 
 ## bench-watch-idle: CPU and memory of sync --watch --leader-elect idling on the 20,000-Pod cluster beside kube-controller-manager
 bench-watch-idle: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkIdleWatch -benchtime 1x -timeout 60m
+
+## bench-envelope: the cluster envelope beside kube-controller-manager: 100,000 Pods in 5,000 Services
+## (20 each) in 50 namespaces on 1,000 Nodes; cold sync --all -A, no-op resync, check -A, sync --watch
+## from cold (memory, flips), the webhook's admissions. ENVELOPE_PODS=10000 scales it down (not part of make test)
+ENVELOPE_PODS ?= 100000
+bench-envelope: control-plane
+	cd test && ENVELOPE_PODS=$(ENVELOPE_PODS) KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkEnvelope$$' -benchtime 1x -timeout 240m
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
 )
 
 // CheckOptions are check's typed options.
@@ -59,7 +61,18 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		return err
 	}
 	ns := o.namespace
-	report, err := lifecycle.Audit(ctx, client, ns, o.Plan.options())
+	// A progress line on a terminal, from the first Service judged (the
+	// number of Services is known once they are read).
+	var bar *progress.Bar
+	started := false
+	step := func(total int, key string, took time.Duration) {
+		if !started && total > 1 {
+			bar, started = progress.Start(o.ErrOut, total), true
+		}
+		bar.Finish(key, took)
+	}
+	report, err := lifecycle.AuditWith(ctx, client, ns, o.Plan.options(), step)
+	bar.Done()
 	if err != nil {
 		if ctx.Err() != nil {
 			return exit.FromSignal(ctx)

@@ -3,13 +3,14 @@ package cmd
 import (
 	"context"
 	"errors"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
-	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -59,13 +60,13 @@ func (o *RootOptions) connect(ctx context.Context, t TargetFlags) (kubernetes.In
 	return client, targets, err
 }
 
-// syncMany runs syncer.Many over the targets with a progress line (for
-// more than one) and words each failure as the user reads it.
+// syncMany runs syncer.Many over the targets with a progress line on a
+// terminal (for more than one) and words each failure as the user reads it.
 func (o *RootOptions) syncMany(ctx context.Context, client kubernetes.Interface, targets []syncer.Target, opts syncer.Options) []syncer.Outcome {
-	step, done := printers.Progress(o.ErrOut)
-	if len(targets) == 1 {
-		step = func(int, int, string) {}
+	var bar *progress.Bar // nil draws nothing
+	if len(targets) > 1 {
+		bar = progress.Start(o.ErrOut, len(targets))
 	}
-	defer done()
-	return exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(i int, what string) { step(i, len(targets), what) }))
+	defer bar.Done()
+	return exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(_ int, key string, took time.Duration) { bar.Finish(key, took) }))
 }

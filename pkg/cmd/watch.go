@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
@@ -94,7 +95,10 @@ func (o *SyncOptions) validateWatch() error {
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
 	daemon.TuneGC()
-	report := controller.NewReporter(o.Out, o.ErrOut, o.Output == "json")
+	// The first pass over the Services, on a terminal; the loop's lines
+	// clear it first so that each starts on a clean line.
+	bar := progress.Start(o.ErrOut, 0)
+	report := controller.NewReporter(bar.Around(o.Out), bar.Around(o.ErrOut), o.Output == "json")
 	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {
 		return err
@@ -120,13 +124,13 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 			return o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager)
 		}
 	}
-	return o.runController(ctx, client, ns, opts)
+	return o.runController(ctx, client, ns, opts, bar)
 }
 
 // runController runs the loop with the in-cluster parts the flags ask for:
 // the health endpoint, leader election, the webhook from the same cache.
-func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options) error {
-	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade}
+func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options, bar *progress.Bar) error {
+	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade, FirstPass: bar}
 	if o.Webhook.Addr != "" {
 		// The loop's own writes pass the guard: its identity (learned at
 		// start) with its field manager.

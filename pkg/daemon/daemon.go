@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
 )
 
 // Config is what differs between the long-running commands.
@@ -39,6 +40,10 @@ type Config struct {
 	// Requests, when set, counts the API requests made so far (-1 when not
 	// counted), for the webhook's summary line.
 	Requests func() int
+	// FirstPass (nil: none) draws the loop's first pass over its Services
+	// once the caches are filled; not with a Lease, whose standby may wait
+	// long before its first sync.
+	FirstPass *progress.Bar
 }
 
 // Run starts every part the Config asks for and runs them until ctx is
@@ -111,6 +116,9 @@ func Run(ctx context.Context, cfg Config) error {
 		debug.FreeOSMemory()
 		if srv != nil {
 			srv.synced(c, cfg.Namespace)
+		}
+		if lp != nil && cfg.FirstPass != nil && cfg.Lease == nil {
+			firstPass(gctx, cfg.FirstPass, c, lp.opts, lp.ctrl.QueueLen)
 		}
 		return nil
 	})

@@ -22,6 +22,15 @@ import (
 // ours: one list per resource into the cluster cache, then each Service is
 // planned and judged in memory as explain judges it.
 func Audit(ctx context.Context, client kubernetes.Interface, namespace string, opts reconcile.Options) (explain.CheckReport, error) {
+	return AuditWith(ctx, client, namespace, opts, nil)
+}
+
+// AuditStep is told, as each Service is judged, how many Services there
+// are, which one was judged and how long it took (for a progress line).
+type AuditStep func(total int, key string, took time.Duration)
+
+// AuditWith is Audit calling step (when not nil) after each Service.
+func AuditWith(ctx context.Context, client kubernetes.Interface, namespace string, opts reconcile.Options, step AuditStep) (explain.CheckReport, error) {
 	r := explain.CheckReport{Schema: explain.CheckSchema, Findings: []explain.Finding{}}
 	c := cluster.NewCache(client, namespace)
 	var svcs []*corev1.Service
@@ -79,8 +88,10 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 	r.Services = len(svcs)
 	lookup, unreadable := endpointsOnce(client)
 	now := time.Now()
-	for _, obj := range c.Services.List() {
+	services := c.Services.List()
+	for _, obj := range services {
 		svc := obj.(*corev1.Service)
+		began := time.Now()
 		in, err := c.Load(ctx, svc)
 		if err != nil {
 			return r, err
@@ -98,6 +109,9 @@ func Audit(ctx context.Context, client kubernetes.Interface, namespace string, o
 		}
 		if f := controllerEndpointsDrift(in, controllerEp[svc.Namespace+"/"+svc.Name]); f != nil {
 			r.Findings = append(r.Findings, *f)
+		}
+		if step != nil {
+			step(len(services), svc.Namespace+"/"+svc.Name, time.Since(began))
 		}
 	}
 	if n := *unreadable; n > 0 {

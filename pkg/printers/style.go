@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -43,14 +42,3 @@ func (s Style) Yellow(t string) string { return s.paint(color.FgYellow, t) }
 func (s Style) Cyan(t string) string   { return s.paint(color.FgCyan, t) }
 func (s Style) Bold(t string) string   { return s.paint(color.Bold, t) }
 func (s Style) Faint(t string) string  { return s.paint(color.Faint, t) }
-
-// Progress returns a function that shows "[i/n] what" on one line of w when
-// w is a terminal, and does nothing otherwise; call done to clear the line.
-func Progress(w io.Writer) (step func(i, n int, what string), done func()) {
-	f, ok := w.(interface{ Fd() uintptr })
-	if !ok || !isatty.IsTerminal(f.Fd()) {
-		return func(int, int, string) {}, func() {}
-	}
-	return func(i, n int, what string) { fmt.Fprintf(w, "\r\033[K[%d/%d] %s", i, n, what) },
-		func() { fmt.Fprint(w, "\r\033[K") }
-}

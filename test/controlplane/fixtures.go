@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // HoldFinalizer keeps deleted Pods around as terminating: there is no
@@ -195,4 +197,19 @@ func ServicePort(name string, port int32, target intstr.IntOrString) corev1.Serv
 // Service creates a Service.
 func (cp *ControlPlane) Service(ctx context.Context, svc *corev1.Service) (*corev1.Service, error) {
 	return cp.Admin.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+}
+
+// Unthrottled is cp with an admin client that has no client-side rate
+// limit, to seed large benchmarks quickly (the API server's own limits
+// still apply). It shares cp's processes: stop cp, not it.
+func (cp *ControlPlane) Unthrottled() (*ControlPlane, error) {
+	cfg := rest.CopyConfig(cp.AdminConfig)
+	cfg.QPS, cfg.Burst = -1, 0 // a negative QPS: no rate limiter
+	admin, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	fast := *cp
+	fast.Admin, fast.AdminConfig = admin, cfg
+	return &fast, nil
 }

@@ -83,8 +83,8 @@ func runPlugin(b *testing.B, cp *controlplane.ControlPlane, args ...string) (tim
 }
 
 // convergedServices counts Services whose slices by managedBy carry all
-// their Pods as ready endpoints.
-func convergedServices(b *testing.B, cp *controlplane.ControlPlane, managedBy string) int {
+// their perService Pods as ready endpoints.
+func convergedServices(b *testing.B, cp *controlplane.ControlPlane, managedBy string, perService int) int {
 	list, err := cp.Admin.DiscoveryV1().EndpointSlices("").List(context.Background(),
 		metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + managedBy})
 	if err != nil {
@@ -100,7 +100,7 @@ func convergedServices(b *testing.B, cp *controlplane.ControlPlane, managedBy st
 	}
 	n := 0
 	for _, c := range ready {
-		if c == podsPerService {
+		if c == perService {
 			n++
 		}
 	}
@@ -117,7 +117,7 @@ func BenchmarkSyncAllNamespaces(b *testing.B) {
 	seedMany(b, cp)
 	for b.Loop() {
 		first, firstReq, firstVerbs := runPlugin(b, cp, "sync", "--all", "-A")
-		if got := convergedServices(b, cp, oursLabel); got != manyServicesAll {
+		if got := convergedServices(b, cp, oursLabel, podsPerService); got != manyServicesAll {
 			b.Fatalf("after the first sync %d of %d Services converged", got, manyServicesAll)
 		}
 		resync, resyncReq, resyncVerbs := runPlugin(b, cp, "sync", "--all", "-A")
@@ -132,7 +132,7 @@ func BenchmarkSyncAllNamespaces(b *testing.B) {
 		if err := cp.StartControllerManager(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		for convergedServices(b, cp, controllerLabel) < manyServicesAll {
+		for convergedServices(b, cp, controllerLabel, podsPerService) < manyServicesAll {
 			if time.Since(start) > 5*time.Minute {
 				b.Fatal("kube-controller-manager did not converge within 5 minutes")
 			}

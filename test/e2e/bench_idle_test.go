@@ -32,7 +32,7 @@ func BenchmarkIdleWatch(b *testing.B) {
 	}
 	w := startWatch(b, cp, cp.Kubeconfig, args...)
 	r := replica{w, addr}
-	waitConverged(b, view)
+	waitConverged(b, view, watchBenchPods)
 	b.Logf("both converged %v after seeding began", time.Since(start).Round(time.Second))
 	time.Sleep(10 * time.Second) // let the initial syncs' garbage be collected
 

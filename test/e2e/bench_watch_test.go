@@ -28,8 +28,8 @@ const (
 // publish per address, and wakes waiters on every event.
 type readyView struct {
 	mu     sync.Mutex
-	slices map[string]map[string]bool // slice name → address → ready
-	owner  map[string]string          // slice name → managed-by
+	slices map[string]map[string]bool // namespace/name of a slice → address → ready
+	owner  map[string]string          // namespace/name of a slice → managed-by
 	cond   *sync.Cond
 }
 
@@ -47,10 +47,12 @@ func (v *readyView) apply(obj any, deleted bool) {
 	if !ok {
 		return
 	}
+	key := s.Namespace + "/" + s.Name
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if deleted {
-		delete(v.slices, s.Name)
+		delete(v.slices, key)
+		delete(v.owner, key)
 	} else {
 		m := make(map[string]bool, len(s.Endpoints))
 		for _, e := range s.Endpoints {
@@ -58,7 +60,7 @@ func (v *readyView) apply(obj any, deleted bool) {
 				m[a] = e.Conditions.Ready != nil && *e.Conditions.Ready
 			}
 		}
-		v.slices[s.Name], v.owner[s.Name] = m, s.Labels[discovery.LabelManagedBy]
+		v.slices[key], v.owner[key] = m, s.Labels[discovery.LabelManagedBy]
 	}
 	v.cond.Broadcast()
 }
@@ -165,7 +167,16 @@ func hugeCluster(b *testing.B) (*controlplane.ControlPlane, []controlplane.PodSp
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d Pods in %v", watchBenchPods, time.Since(start).Round(time.Second))
+	view := followSlices(b, cp, ns)
+	if err := cp.StartControllerManager(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return cp, specs, view, start
+}
 
+// followSlices follows the slices of ns ("" every namespace) in a
+// readyView until the benchmark ends.
+func followSlices(b *testing.B, cp *controlplane.ControlPlane, ns string) *readyView {
 	// An informer, not a bare watch: a watch the server closes under an
 	// event flood would silently stop the view; an informer relists.
 	view := newReadyView()
@@ -182,27 +193,74 @@ func hugeCluster(b *testing.B) (*controlplane.ControlPlane, []controlplane.PodSp
 	b.Cleanup(func() { close(stop) })
 	factory.Start(stop)
 	factory.WaitForCacheSync(stop)
-	if err := cp.StartControllerManager(ctx); err != nil {
-		b.Fatal(err)
-	}
-	return cp, specs, view, start
+	return view
 }
 
-// waitConverged waits until both managers publish every Pod ready.
-func waitConverged(b *testing.B, view *readyView) {
+// waitConverged waits until both managers publish all pods ready.
+func waitConverged(b *testing.B, view *readyView, pods int) {
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		view.mu.Lock()
 		o, k := view.count(oursLabel), view.count(controllerLabel)
 		view.mu.Unlock()
-		if o == watchBenchPods && k == watchBenchPods {
+		if o == pods && k == pods {
 			break
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("not converged: ours %d, controller %d ready endpoints", o, k)
+			b.Fatalf("not converged: ours %d, controller %d ready endpoints of %d", o, k, pods)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// flipTarget is a Pod whose readiness a benchmark flips.
+type flipTarget struct {
+	ns   string
+	spec controlplane.PodSpec
+}
+
+// flipTimed flips each target not ready, then ready again (so every flip
+// starts from all Pods ready), one at a time, and returns per manager the
+// time from each status write to that manager's slices showing it, seen
+// through view: two flips per target.
+func flipTimed(b *testing.B, cp *controlplane.ControlPlane, view *readyView, targets []flipTarget) map[string][]time.Duration {
+	ctx := context.Background()
+	lat := map[string][]time.Duration{}
+	for _, t := range targets {
+		for _, ready := range []bool{false, true} {
+			t0 := time.Now()
+			if err := cp.SetPodReady(ctx, t.ns, t.spec.Name, ready); err != nil {
+				b.Fatal(err)
+			}
+			seen, err := view.waitAll(t.spec.IPs[0], ready, 30*time.Second)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for m, at := range seen {
+				lat[m] = append(lat[m], at.Sub(t0))
+			}
+		}
+	}
+	return lat
+}
+
+// reportFlips logs and reports each manager's p50 and p99 (metrics
+// prefix-ours-p50-ms and so on) and returns them, ours first.
+func reportFlips(b *testing.B, prefix string, lat map[string][]time.Duration) (ours, kcm [2]time.Duration) {
+	for _, m := range []struct{ label, name string }{{oursLabel, "ours"}, {controllerLabel, "kcm"}} {
+		d := lat[m.label]
+		p50, p99 := percentile(d, 0.5), percentile(d, 0.99)
+		b.Logf("%s%s: %d flips, p50 %v, p99 %v, max %v", prefix, m.name, len(d), p50.Round(time.Millisecond),
+			p99.Round(time.Millisecond), percentile(d, 1).Round(time.Millisecond))
+		b.ReportMetric(float64(p50.Microseconds())/1000, prefix+m.name+"-p50-ms")
+		b.ReportMetric(float64(p99.Microseconds())/1000, prefix+m.name+"-p99-ms")
+		if m.label == oursLabel {
+			ours = [2]time.Duration{p50, p99}
+		} else {
+			kcm = [2]time.Duration{p50, p99}
+		}
+	}
+	return ours, kcm
 }
 
 // BenchmarkWatchLatency: a 20,000-Pod Service with kube-controller-manager
@@ -213,52 +271,28 @@ func waitConverged(b *testing.B, view *readyView) {
 // -benchtime 1x (make bench-watch).
 func BenchmarkWatchLatency(b *testing.B) {
 	cp, specs, view, start := hugeCluster(b)
-	ctx, ns := context.Background(), "huge"
+	ns := "huge"
 	args := []string{"sync", "--all", "-A", "--watch", "--summary-interval=0"}
 	if out := os.Getenv("BENCH_WATCH_PROFILE"); out != "" {
 		args = append(args, "--profile=cpu", "--profile-output="+out)
 	}
 	w := startWatch(b, cp, cp.Kubeconfig, args...)
-	waitConverged(b, view)
+	waitConverged(b, view, watchBenchPods)
 	b.Logf("both converged %v after the controller manager and the watch started", time.Since(start).Round(time.Second))
 
 	for b.Loop() {
-		lat := map[string][]time.Duration{}
-		// flip writes a Pod's readiness and records when each manager's
-		// slices show it.
-		flip := func(spec controlplane.PodSpec, ready bool) {
-			t0 := time.Now()
-			if err := cp.SetPodReady(ctx, ns, spec.Name, ready); err != nil {
-				b.Fatal(err)
-			}
-			seen, err := view.waitAll(spec.IPs[0], ready, 30*time.Second)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for m, at := range seen {
-				lat[m] = append(lat[m], at.Sub(t0))
-			}
-		}
 		oursCPU, kcmCPU := cpuTime(w.cmd.Process.Pid), cpuTime(cp.ControllerManagerPID())
 		rng := rand.New(rand.NewPCG(1, 2))
+		var targets []flipTarget
 		for range watchBenchFlips / 2 {
-			// Not ready, then ready again, so every flip starts from all
-			// Pods ready.
-			spec := specs[rng.IntN(watchBenchPods)]
-			flip(spec, false)
-			flip(spec, true)
+			targets = append(targets, flipTarget{ns, specs[rng.IntN(watchBenchPods)]})
 		}
+		lat := flipTimed(b, cp, view, targets)
 		oursCPU, kcmCPU = cpuTime(w.cmd.Process.Pid)-oursCPU, cpuTime(cp.ControllerManagerPID())-kcmCPU
 		b.Logf("CPU per flip: ours %v, kube-controller-manager %v", (oursCPU / watchBenchFlips).Round(time.Millisecond), (kcmCPU / watchBenchFlips).Round(time.Millisecond))
 		b.ReportMetric(float64(oursCPU.Milliseconds())/watchBenchFlips, "ours-cpu-ms/flip")
 		b.ReportMetric(float64(kcmCPU.Milliseconds())/watchBenchFlips, "kcm-cpu-ms/flip")
-		for _, m := range []struct{ label, name string }{{oursLabel, "ours"}, {controllerLabel, "kcm"}} {
-			d := lat[m.label]
-			b.Logf("%s: %d flips, p50 %v, p99 %v, max %v", m.name, len(d), percentile(d, 0.5).Round(time.Millisecond),
-				percentile(d, 0.99).Round(time.Millisecond), percentile(d, 1).Round(time.Millisecond))
-			b.ReportMetric(float64(percentile(d, 0.5).Microseconds())/1000, m.name+"-p50-ms")
-			b.ReportMetric(float64(percentile(d, 0.99).Microseconds())/1000, m.name+"-p99-ms")
-		}
+		reportFlips(b, "", lat)
 	}
 	oursRSS, kcmRSS := rssKiB(w.cmd.Process.Pid), rssKiB(cp.ControllerManagerPID())
 	b.Logf("resident memory with %d Pods cached: ours %d MiB, kube-controller-manager %d MiB", watchBenchPods, oursRSS/1024, kcmRSS/1024)
