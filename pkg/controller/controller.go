@@ -62,6 +62,9 @@ type Options struct {
 	// slices kubectl-slices did not write: the cache holds no managedFields,
 	// so it reads them itself).
 	BeforeWrites func(context.Context) error
+	// OnSynced, when not nil, is told each Service synced and how long
+	// the sync took (the first pass's progress line names the slowest).
+	OnSynced func(key string, took time.Duration)
 	// Standby, when not nil, stands by beside kube-controller-manager: a
 	// Service's slices are written only once the controller has failed it
 	// for Standby.TakeoverAfter, and handed back when it recovers
@@ -226,7 +229,11 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	if c.opts.Abort != nil {
 		defer context.AfterFunc(c.opts.Abort, cancel)()
 	}
+	began := time.Now()
 	err := c.sync(sctx, key)
+	if c.opts.OnSynced != nil {
+		c.opts.OnSynced(key, time.Since(began))
+	}
 	c.opts.Metrics.Result(result(err))
 	switch {
 	case err != nil && ctx.Err() != nil:

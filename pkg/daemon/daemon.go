@@ -156,6 +156,9 @@ func newLoop(ctx context.Context, cfg Config, c *cluster.Cache) (*loop, error) {
 		return lp.ctrl.QueueLen()
 	})
 	lp.opts.Metrics = lp.metrics
+	if bar := cfg.FirstPass; bar != nil && cfg.Lease == nil {
+		lp.opts.OnSynced = bar.Took
+	}
 	// Events on Services for failed syncs, as upstream records them. The
 	// recorder drops an Event the API refuses, so without the right say once
 	// that there will be none.

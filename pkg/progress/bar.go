@@ -66,7 +66,9 @@ func (b *Bar) Begin(total int) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.state = State{Total: total, Start: b.now()}
+	// The slowest so far stays: the watch loop's workers may finish a
+	// Service before its first pass knows the total.
+	b.state = State{Total: total, Start: b.now(), Slowest: b.state.Slowest, SlowestTook: b.state.SlowestTook}
 	b.drawn = time.Time{}
 	b.maybeDraw()
 }
@@ -86,6 +88,17 @@ func (b *Bar) Finish(key string, took time.Duration) {
 	}
 	b.state.Finish(key, took)
 	b.maybeDraw()
+}
+
+// Took records how long one Service took, for the slowest the line names,
+// without counting it done (Set counts).
+func (b *Bar) Took(key string, took time.Duration) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.state.Took(key, took)
 }
 
 // Set sets how many Services are done, for a run that only knows the count

@@ -67,6 +67,22 @@ func TestSlowestKeepsTheFirstOfEqualTimes(t *testing.T) {
 	}
 }
 
+// The watch loop's first pass counts by Set and names the slowest by Took:
+// Took names without counting.
+func TestTookNamesTheSlowestWithoutCounting(t *testing.T) {
+	var out bytes.Buffer
+	c := &clock{t: t0}
+	b := New(&out, 4, c.now, 0)
+	b.Took("shop/web", 2*time.Second)
+	b.Took("shop/api", time.Second)
+	c.t = c.t.Add(time.Second)
+	b.Set(1)
+	line := out.String()[strings.LastIndex(out.String(), "\r"):]
+	if !strings.Contains(line, "Services 1/4 (25%)") || !strings.Contains(line, "slowest shop/web 2s") {
+		t.Errorf("line %q", line)
+	}
+}
+
 // clock is a fake clock moved by hand.
 type clock struct{ t time.Time }
 

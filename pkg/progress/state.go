@@ -20,6 +20,12 @@ type State struct {
 // Finish records one Service done after took.
 func (s *State) Finish(key string, took time.Duration) {
 	s.Done++
+	s.Took(key, took)
+}
+
+// Took records how long one Service took, without counting it done (a run
+// that counts otherwise, as the watch loop's first pass).
+func (s *State) Took(key string, took time.Duration) {
 	if took > s.SlowestTook || s.Slowest == "" {
 		s.Slowest, s.SlowestTook = key, took
 	}

@@ -132,6 +132,13 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 		if len(m) == 0 || m[len(m)-1][1] != fmt.Sprint(n) {
 			t.Fatalf("watch: no progress line reaching %d/%d:\n%q", n, n, out)
 		}
+		last := out[strings.LastIndex(out, m[len(m)-1][0])+1:]
+		if end := strings.IndexAny(last, "\r\n"); end >= 0 {
+			last = last[:end]
+		}
+		if !strings.Contains(last, "slowest "+ns+"/") {
+			t.Errorf("watch: the last progress line names no slowest Service: %q", last)
+		}
 		assertProgress(t, "watch", out)
 		w := startWatch(t, shared, shared.Kubeconfig, "sync", "--watch", "--all", "-n", ns, "--summary-interval=0")
 		w.waitLine(t, "caches filled", time.Minute)
