@@ -94,6 +94,7 @@ func (o *SyncOptions) validateWatch() error {
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
 	daemon.TuneGC()
+	go daemon.CollectWhenQuiet(ctx, daemon.QuietGCInterval)
 	report := controller.NewReporter(o.Out, o.ErrOut, o.Output == "json")
 	client, err := o.clientsetWrapped(report.WrapTransport)
 	if err != nil {
