@@ -14,7 +14,8 @@ import (
 // Pods and Nodes are rebuilt as new, small objects (so nothing keeps the
 // decoded list's backing array alive); Services and slices only lose their
 // managedFields and the last-applied annotation, since the planner copies
-// their labels and slice annotations; Endpoints likewise, as the mirror
+// their labels and slice annotations, and slices share their endpoints'
+// repeated values (intern.go); Endpoints likewise, as the mirror
 // planner copies them whole. Objects it does not know pass through.
 func Transform(obj any) (any, error) { return transform(obj, "") }
 
@@ -48,6 +49,7 @@ func transform(obj any, keep string) (any, error) {
 	case *discovery.EndpointSlice:
 		o.ManagedFields = nil
 		delete(o.Annotations, corev1.LastAppliedConfigAnnotation)
+		o.Endpoints = endpointSlices.endpoints(o.Endpoints)
 		return o, nil
 	}
 	return obj, nil
