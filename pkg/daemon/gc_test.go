@@ -11,7 +11,8 @@ func TestShouldCollect(t *testing.T) {
 	}{
 		{"quiet, startup garbage", heapSample{cycles: 38, live: 86 * mib}, heapSample{cycles: 38, live: 86 * mib, heap: 118 * mib}, true},
 		{"collector ran since", heapSample{cycles: 38}, heapSample{cycles: 39, live: 50 * mib, heap: 118 * mib}, false},
-		{"little garbage", heapSample{cycles: 39}, heapSample{cycles: 39, live: 50 * mib, heap: 54 * mib}, false},
+		{"little garbage", heapSample{cycles: 39}, heapSample{cycles: 39, live: 50 * mib, heap: 62 * mib}, false},
+		{"a quarter of the live heap", heapSample{cycles: 39}, heapSample{cycles: 39, live: 50 * mib, heap: 63 * mib}, true},
 		{"small heap, under the floor", heapSample{cycles: 5}, heapSample{cycles: 5, live: 2 * mib, heap: 5 * mib}, false},
 		{"small heap, past the floor", heapSample{cycles: 5}, heapSample{cycles: 5, live: 2 * mib, heap: 7 * mib}, true},
 	} {
