@@ -26,7 +26,7 @@ func addProfiling(cmd *cobra.Command) {
 			return exit.Usagef("--profile must be none, cpu or heap")
 		}
 		var err error
-		if stop, err = profiling.Start(kind, output); err != nil {
+		if stop, err = profiling.Start(c.Context(), kind, output); err != nil {
 			return err
 		}
 		return pre(c, args)

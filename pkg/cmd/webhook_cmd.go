@@ -85,6 +85,10 @@ func (o *WebhookOptions) Validate() error {
 // Run fills a read-only informer cache of every namespace and serves the
 // webhook from it until ctx is done.
 func (o *WebhookOptions) Run(ctx context.Context) error {
+	// A long-running cache, as sync --watch's: not main's GC settings for
+	// one-shot runs, which let the heap grow to five times what it keeps.
+	daemon.TuneGC()
+	go daemon.CollectWhenQuiet(ctx, daemon.QuietGCInterval)
 	client, err := o.Clientset()
 	if err != nil {
 		return err

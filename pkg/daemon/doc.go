@@ -15,4 +15,8 @@
 // what the informers list and watch), so a missing one is named once instead
 // of retried for ever by client-go; the probes answer before the first list
 // ("not ready" while the caches fill); the informers start last.
+//
+// The process tunes its garbage collector for a resident cache (TuneGC)
+// and, once quiet, returns what the caches' filling left behind
+// (CollectWhenQuiet, gc.go).
 package daemon

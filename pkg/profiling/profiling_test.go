@@ -3,17 +3,19 @@ package profiling
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func profile(t *testing.T, kind string) (string, bool) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kind+".pprof")
-	stop, err := Start(kind, out)
+	stop, err := Start(context.Background(), kind, out)
 	if err != nil {
 		t.Fatal(kind, err)
 	}
@@ -46,7 +48,30 @@ func TestStart(t *testing.T) {
 	if _, ok := profile(t, "none"); ok {
 		t.Errorf("none: a file was written")
 	}
-	if _, err := Start("mutex", filepath.Join(t.TempDir(), "m")); err == nil {
+	if _, err := Start(context.Background(), "mutex", filepath.Join(t.TempDir(), "m")); err == nil {
 		t.Errorf("mutex: accepted")
+	}
+}
+
+// A heap profile is written when the context ends, before stop: a watch
+// stopped by a signal drops its caches before stop runs.
+func TestHeapAtContextEnd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "heap.pprof")
+	ctx, cancel := context.WithCancel(context.Background())
+	stop, err := Start(ctx, "heap", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	cancel()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, _ := os.ReadFile(out); len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no heap profile written after the context ended")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

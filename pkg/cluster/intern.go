@@ -1,0 +1,221 @@
+package cluster
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// internLimit bounds each intern table: when one holds this many values it
+// starts over. Values differ per workload (labels, container ports, owner),
+// not per Pod, so a cluster's worth fits; churn (a rollout's new
+// pod-template-hash) only ever costs a refill, never unbounded growth.
+const internLimit = 8192
+
+// internTable hands out one shared value per key. The values it returns are
+// shared by many cached objects and must never be modified; nothing that
+// reads the cache does (the planner, explain and the webhook read their
+// input only; a caller that changes an object DeepCopies it first).
+type internTable[V any] struct {
+	mu sync.Mutex
+	m  map[string]V
+}
+
+func (t *internTable[V]) get(key string, v V) V {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if got, ok := t.m[key]; ok {
+		return got
+	}
+	if t.m == nil || len(t.m) >= internLimit {
+		t.m = make(map[string]V)
+	}
+	t.m[key] = v
+	return v
+}
+
+// podInterner shares, between cached Pods, the parts that are the same for
+// every Pod of a workload: the label set, the ports of the containers, the
+// controller reference, the Ready condition (status and transition second),
+// and the namespace and node names. Of 20,000 Pods of one Service this is
+// most of what is not the Pod struct itself.
+type podInterner struct {
+	strs       internTable[string]
+	labels     internTable[map[string]string]
+	containers internTable[[]corev1.Container]
+	owners     internTable[[]metav1.OwnerReference]
+	conditions internTable[[]corev1.PodCondition]
+}
+
+var pods podInterner
+
+func (in *podInterner) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	return in.strs.get(s, s)
+}
+
+// keyer builds an unambiguous key: every part length-prefixed.
+type keyer struct{ strings.Builder }
+
+func (k *keyer) add(parts ...string) {
+	for _, s := range parts {
+		k.WriteString(strconv.Itoa(len(s)))
+		k.WriteByte(':')
+		k.WriteString(s)
+	}
+}
+
+func (k *keyer) num(n int64) { k.add(strconv.FormatInt(n, 10)) }
+
+func (k *keyer) flag(b *bool) {
+	switch {
+	case b == nil:
+		k.add("-")
+	case *b:
+		k.add("t")
+	default:
+		k.add("f")
+	}
+}
+
+func (in *podInterner) labelSet(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	var k keyer
+	for _, key := range keys {
+		k.add(key, m[key])
+	}
+	return in.labels.get(k.String(), m)
+}
+
+// containerPorts interns the containers slimPod keeps (name, ports and
+// restart policy; every field of a port).
+func (in *podInterner) containerPorts(cs []corev1.Container) []corev1.Container {
+	if cs == nil {
+		return nil
+	}
+	var k keyer
+	for _, c := range cs {
+		k.add(c.Name)
+		if c.RestartPolicy == nil {
+			k.add("-")
+		} else {
+			k.add("+" + string(*c.RestartPolicy))
+		}
+		k.num(int64(len(c.Ports)))
+		for _, p := range c.Ports {
+			k.add(p.Name, string(p.Protocol), p.HostIP)
+			k.num(int64(p.ContainerPort))
+			k.num(int64(p.HostPort))
+		}
+	}
+	return in.containers.get(k.String(), cs)
+}
+
+func (in *podInterner) owner(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	if refs == nil {
+		return nil
+	}
+	var k keyer
+	for _, r := range refs {
+		k.add(r.APIVersion, r.Kind, r.Name, string(r.UID))
+		k.flag(r.Controller)
+		k.flag(r.BlockOwnerDeletion)
+	}
+	return in.owners.get(k.String(), refs)
+}
+
+// condition interns the Ready condition slimPod keeps. The transition time
+// is keyed to the nanosecond and by location, so a shared value is equal
+// (reflect.DeepEqual) to the one it stands for.
+func (in *podInterner) condition(cs []corev1.PodCondition) []corev1.PodCondition {
+	if len(cs) != 1 {
+		return cs
+	}
+	c := cs[0]
+	var k keyer
+	k.add(string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Location().String())
+	k.num(c.LastTransitionTime.UnixNano())
+	k.num(c.LastProbeTime.UnixNano())
+	k.num(c.ObservedGeneration)
+	if c.LastTransitionTime.IsZero() {
+		k.add("zero")
+	}
+	if c.LastProbeTime.IsZero() {
+		k.add("zero")
+	}
+	return in.conditions.get(k.String(), cs)
+}
+
+// sliceInterner shares, between the endpoints of cached EndpointSlices,
+// the values every endpoint of a Node or zone repeats: the condition
+// flags, the node and zone names (both pointers) and the target
+// reference's kind and namespace. The slices of 20,000 Pods hold 20,000
+// endpoints per manager.
+type sliceInterner struct {
+	strs internTable[string]
+	ptrs internTable[*string]
+}
+
+var endpointSlices sliceInterner
+
+var (
+	sharedTrue, sharedFalse = true, false
+)
+
+func (in *sliceInterner) flag(b *bool) *bool {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return &sharedTrue
+	default:
+		return &sharedFalse
+	}
+}
+
+func (in *sliceInterner) ptr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	return in.ptrs.get(*s, s)
+}
+
+func (in *sliceInterner) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	return in.strs.get(s, s)
+}
+
+// endpoints interns the endpoints' repeated values in place and drops the
+// spare capacity decoding left (append doubling: 100 endpoints in 128).
+func (in *sliceInterner) endpoints(eps []discovery.Endpoint) []discovery.Endpoint {
+	if cap(eps) > len(eps) {
+		eps = slices.Clone(eps)
+	}
+	for i := range eps {
+		e := &eps[i]
+		e.Conditions.Ready = in.flag(e.Conditions.Ready)
+		e.Conditions.Serving = in.flag(e.Conditions.Serving)
+		e.Conditions.Terminating = in.flag(e.Conditions.Terminating)
+		e.NodeName, e.Zone = in.ptr(e.NodeName), in.ptr(e.Zone)
+		if r := e.TargetRef; r != nil {
+			r.Kind, r.Namespace, r.APIVersion = in.str(r.Kind), in.str(r.Namespace), in.str(r.APIVersion)
+		}
+	}
+	return eps
+}
