@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -46,6 +48,14 @@ func (n *notes) add(key, pod string) {
 		n.pods[key] = nil
 	default:
 		set[pod] = true
+	}
+}
+
+// addAll notes Pods again (a sync that waits for the cache puts back
+// what it took).
+func (n *notes) addAll(key string, pods []string) {
+	for _, p := range pods {
+		n.add(key, p)
 	}
 }
 
@@ -108,6 +118,14 @@ func (c *Controller) syncNoted(ctx context.Context, key string, svc *corev1.Serv
 	if memo == nil || !c.incremental() {
 		return syncer.Outcome{}, false
 	}
+	live := c.cache.SlicesOf(svc.Namespace, svc.Name)
+	if c.slices.Stale(key, ours(live, c.opts.Plan.ManagedBy)) {
+		// The cache has not yet shown our last writes: wait for it with
+		// the memo and the noted Pods kept, rather than read and plan the
+		// whole Service only for the guard to refuse it.
+		c.notes.addAll(key, pods)
+		return syncer.Outcome{Namespace: svc.Namespace, Name: svc.Name, Service: svc, Err: errStale}, true
+	}
 	sel := labels.SelectorFromSet(svc.Spec.Selector)
 	changes := make([]reconcile.PodChange, 0, len(pods))
 	members := make(map[string]*corev1.Pod, len(pods))
@@ -135,7 +153,7 @@ func (c *Controller) syncNoted(ctx context.Context, key string, svc *corev1.Serv
 		return syncer.Outcome{}, false
 	}
 	po.TriggerTime = trigger
-	plan, step, ok := memo.Plan(svc, changes, nodes, c.cache.SlicesOf(svc.Namespace, svc.Name), po)
+	plan, step, ok := memo.Plan(svc, changes, nodes, live, po)
 	if !ok {
 		c.memos.set(key, nil)
 		return syncer.Outcome{}, false
@@ -156,8 +174,23 @@ func (c *Controller) syncNoted(ctx context.Context, key string, svc *corev1.Serv
 		c.memos.set(key, nil)
 		return out, true
 	}
-	memo.Commit(step, append(append([]*discovery.EndpointSlice(nil), out.Result.Created...), out.Result.Updated...))
+	memo.Commit(step, slim(out.Result.Created, out.Result.Updated))
 	return out, true
+}
+
+// slim gives the memo the written slices as the cache would hold them
+// (cluster.Transform): the API server's responses carry managedFields and
+// unshared endpoint values the memo need not keep alive.
+func slim(lists ...[]*discovery.EndpointSlice) []*discovery.EndpointSlice {
+	var out []*discovery.EndpointSlice
+	for _, l := range lists {
+		for _, s := range l {
+			c := s.DeepCopy()
+			_, _ = cluster.Transform(c)
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // remember keeps the memo of a Service a full sync left in sync, or drops
@@ -165,9 +198,7 @@ func (c *Controller) syncNoted(ctx context.Context, key string, svc *corev1.Serv
 func (c *Controller) remember(key string, out syncer.Outcome) {
 	var memo *reconcile.Memo
 	if c.incremental() && out.Err == nil && out.Held == "" && out.Attempts == 1 && out.Plan != nil && out.Input.Service != nil {
-		final := append([]*discovery.EndpointSlice(nil), out.Plan.Unchanged...)
-		final = append(final, out.Result.Updated...)
-		final = append(final, out.Result.Created...)
+		final := append(slices.Clone(out.Plan.Unchanged), slim(out.Result.Updated, out.Result.Created)...)
 		memo, _ = reconcile.NewMemo(out.Input, c.planOptions(out.Input.Service), final)
 	}
 	c.memos.set(key, memo)

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"strconv"
@@ -182,5 +183,41 @@ func TestNotes(t *testing.T) {
 	n.add("ns/b", "one more")
 	if pods, all := n.take("ns/b"); !all || pods != nil {
 		t.Fatalf("after %d Pods: take = %d Pods, all %v; want all", maxNoted+2, len(pods), all)
+	}
+}
+
+// While the cache has not shown our last write, a sync with a memo waits
+// (errStale) and keeps both the memo and the noted Pods, instead of
+// planning the whole Service for the guard to refuse.
+func TestMemoWaitsForTheCache(t *testing.T) {
+	objs := []runtime.Object{utiltest.NewNode("node-1").Zone("zone-a").Build(), service("web", map[string]string{"app": "web"})}
+	for i := range 4 {
+		objs = append(objs, memoPod(i, true))
+	}
+	c, client, _ := startedWith(t, everything, func(o *Options) { o.Metrics = NewMetrics(nil) }, objs...)
+	versionSlices(client)
+	ctx := context.Background()
+	key := testNS + "/web"
+	c.queue.Add(key)
+	runUntilComputeAgrees(t, ctx, c, client, "first sync")
+	if c.memos.get(key) == nil {
+		t.Fatal("no memo after the first sync")
+	}
+	cached := c.cache.SlicesOf(testNS, "web")[0].DeepCopy()
+	ahead := cached.DeepCopy()
+	ahead.Generation++
+	c.slices.Written(ahead) // as if we had written a newer version the cache lacks
+	c.notes.add(key, "web-01")
+	if err := c.sync(ctx, key); !errors.Is(err, errStale) {
+		t.Fatalf("sync = %v, want errStale", err)
+	}
+	if c.memos.get(key) == nil {
+		t.Error("the memo was dropped while waiting for the cache")
+	}
+	if pods, all := c.notes.take(key); all || len(pods) != 1 || pods[0] != "web-01" {
+		t.Errorf("noted Pods after the wait: %v (all %v), want web-01 kept", pods, all)
+	}
+	if full := testutil.ToFloat64(c.opts.Metrics.plans.WithLabelValues("full")); full != 1 {
+		t.Errorf("%v full plans, want only the first sync's", full)
 	}
 }
