@@ -203,7 +203,12 @@ func TestMemoWaitsForTheCache(t *testing.T) {
 	if c.memos.get(key) == nil {
 		t.Fatal("no memo after the first sync")
 	}
-	cached := c.cache.SlicesOf(testNS, "web")[0].DeepCopy()
+	if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return len(c.cache.SlicesOf(testNS, "web")) == 1, nil
+	}); err != nil {
+		t.Fatal("the cache never showed our slice")
+	}
+	cached := c.cache.SlicesOf(testNS, "web")[0]
 	ahead := cached.DeepCopy()
 	ahead.Generation++
 	c.slices.Written(ahead) // as if we had written a newer version the cache lacks
