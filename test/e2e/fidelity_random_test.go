@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -58,7 +59,7 @@ func TestFidelityRandomServices(t *testing.T) {
 			}
 			mustService(t, cp, svc)
 			mustPods(t, cp, ns, pods...)
-			compareManagers(t, cp, ns, svc.Name)
+			compareManagersBy(t, cp, ns, svc.Name, canonicalWithEndpoints)
 		})
 	}
 }
@@ -157,4 +158,23 @@ func serverVersion(t testing.TB, cp *controlplane.ControlPlane) string {
 		t.Fatal(err)
 	}
 	return v.GitVersion
+}
+
+// canonicalWithEndpoints is canonical without the slices that hold no
+// endpoint. Whether the controller keeps an empty placeholder depends on
+// the order it saw the Service and its Pods in: a placeholder made before
+// the Pods stays while its port group has members without an address of
+// its type, and is recycled into another group's slice if it synced before
+// such a Pod came. One-shot sync sees them all at once. Both ends are
+// upstream's fixed points (the differential test compares the planner with
+// k8s.io/endpointslice from the same state, placeholders included, and the
+// fixed fidelity scenarios pin the placeholders of Services without Pods).
+func canonicalWithEndpoints(slices []discovery.EndpointSlice) string {
+	var kept []discovery.EndpointSlice
+	for _, s := range slices {
+		if len(s.Endpoints) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	return canonical(kept)
 }

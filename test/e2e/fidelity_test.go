@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -51,13 +52,20 @@ func TestFidelity(t *testing.T) {
 // both states if it does not within 30 s.
 func compareManagers(t *testing.T, cp *controlplane.ControlPlane, ns, svc string) {
 	t.Helper()
+	compareManagersBy(t, cp, ns, svc, canonical)
+}
+
+// compareManagersBy is compareManagers comparing what view makes of each
+// manager's slices.
+func compareManagersBy(t *testing.T, cp *controlplane.ControlPlane, ns, svc string, view func([]discovery.EndpointSlice) string) {
+	t.Helper()
 	// --force: where the controller is already current, sync would hold back.
 	kubectl(t, cp, "slices", "sync", "svc/"+svc, "-n", ns, "--force").mustCode(t, 0)
-	ours := canonical(listSlices(t, cp, ns, svc, oursLabel))
+	ours := view(listSlices(t, cp, ns, svc, oursLabel))
 	var theirs string
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		theirs = canonical(listSlices(t, cp, ns, svc, controllerLabel))
+		theirs = view(listSlices(t, cp, ns, svc, controllerLabel))
 		if theirs == ours {
 			return
 		}
