@@ -58,12 +58,12 @@ func (c *change) inPlace(at discovery.AddressType, k epKey) (discovery.Endpoint,
 // Plan plans the Service after the given Pods changed, as Compute would
 // from the same inputs: svc and live are the Service and its slices as they
 // stand, nodes holds at least the Nodes of the changed Pods. It returns
-// false, and the caller plans with Compute, when the Service, the options or
-// our live slices are not those the memo was made for, or when the change
-// leaves the cases the memo keeps: a slice would be emptied, a Pod's Node is
-// missing, a changed Pod's endpoint stays although it differs. The plan carries no per-Pod
-// decisions and no warnings; the Service, its slices and the writes are
-// Compute's.
+// false, and the caller plans with Compute, when the Service, the options
+// or our live slices are not those the memo was made for, or when the
+// change leaves the cases the memo keeps: a slice would be emptied, a Pod's
+// Node is missing, a changed Pod's endpoint stays although it differs. The
+// plan carries no per-Pod decisions and no warnings; the Service, its
+// slices and the writes are Compute's.
 func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live []*discovery.EndpointSlice, opts Options) (*Plan, *Step, bool) {
 	if svc == nil || svc.UID != m.uid || svc.ResourceVersion != m.rv || opts.ManagedBy != m.opts.ManagedBy ||
 		opts.MaxEndpointsPerSlice != m.opts.MaxEndpointsPerSlice || nodes.Unreadable {
@@ -72,7 +72,7 @@ func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live 
 	plan := &Plan{
 		Service: ServiceDecision{Namespace: svc.Namespace, Name: svc.Name, Reason: ServicePlanned,
 			Message: "endpoints are planned from the Pods the selector matches"},
-		AddressTypes: m.types,
+		AddressTypes: slices.Clone(m.types),
 	}
 	if !m.liveMatches(svc, live, opts, plan) {
 		return nil, nil, false
