@@ -70,11 +70,6 @@ func (t *Tracker) Compute(svc *corev1.Service, pods []*corev1.Pod) time.Time {
 	t.mu.Unlock()
 	next := trackState{service: svc.CreationTimestamp.Time, pods: make(map[string]time.Time, len(pods))}
 	var earliest time.Time
-	earlier := func(c time.Time) {
-		if earliest.IsZero() || c.Before(earliest) {
-			earliest = c
-		}
-	}
 	for _, p := range pods {
 		pt := podTriggerTime(p)
 		if pt.IsZero() {
@@ -82,11 +77,11 @@ func (t *Tracker) Compute(svc *corev1.Service, pods []*corev1.Pod) time.Time {
 		}
 		next.pods[p.Name] = pt
 		if pt.After(prev.pods[p.Name]) {
-			earlier(pt)
+			earliest = earlier(earliest, pt)
 		}
 	}
 	if next.service.After(prev.service) {
-		earlier(next.service)
+		earliest = earlier(earliest, next.service)
 	}
 	t.mu.Lock()
 	t.states[key] = next
@@ -95,6 +90,14 @@ func (t *Tracker) Compute(svc *corev1.Service, pods []*corev1.Pod) time.Time {
 		return LatestChange(svc, pods)
 	}
 	return earliest
+}
+
+// earlier is the earlier of two trigger times, zero standing for none.
+func earlier(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // Forget drops a deleted Service's state.
@@ -118,21 +121,16 @@ func (t *Tracker) Changed(svc *corev1.Service, members map[string]*corev1.Pod) (
 	if !known {
 		return time.Time{}, nil, false
 	}
-	earlier := func(c time.Time) {
-		if at.IsZero() || c.Before(at) {
-			at = c
-		}
-	}
 	for name, p := range members {
 		if p == nil {
 			continue
 		}
 		if pt := podTriggerTime(p); !pt.IsZero() && pt.After(prev.pods[name]) {
-			earlier(pt)
+			at = earlier(at, pt)
 		}
 	}
 	if svc.CreationTimestamp.After(prev.service) {
-		earlier(svc.CreationTimestamp.Time)
+		at = earlier(at, svc.CreationTimestamp.Time)
 	}
 	return at, func() {
 		t.mu.Lock()
