@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
@@ -87,7 +88,9 @@ func newElection(ctx context.Context, client kubernetes.Interface, l Lease, watc
 		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
 	}
 	abort, lose := context.WithCancel(context.Background())
-	runCtx, stop := context.WithCancel(context.Background())
+	// The elector logs through its context's logger, errors included.
+	runCtx, stop := context.WithCancel(klog.NewContext(context.Background(),
+		electionErrors(func(msg string) { report.Notice("", msg) })))
 	e := &election{Leading: make(chan struct{}), Abort: abort, lose: lose, stop: stop, done: make(chan struct{}), lease: l}
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: lock, Name: "kubectl-slices",

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -48,4 +50,58 @@ func TestIdentitiesDiffer(t *testing.T) {
 	if id1, id2 := identity(), identity(); id1 == id2 || !strings.Contains(id1, "_") {
 		t.Errorf("identities %q and %q: want hostname_random, distinct", id1, id2)
 	}
+}
+
+// A release the API server refuses is said, as one notice naming the
+// error: client-go's elector says it only in its (silenced) logs, and the
+// standbys then wait out the lease instead of taking over at once.
+func TestReleaseFailureIsReported(t *testing.T) {
+	l := Lease{Name: "kubectl-slices", Namespace: "ops", LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond}
+	client := fake.NewClientset()
+	client.PrependReactor("create", "selfsubjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		r := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SelfSubjectAccessReview).DeepCopy()
+		r.Status.Allowed = true
+		return true, r, nil
+	})
+	// Renewals succeed; the release (no holder) is refused.
+	client.PrependReactor("update", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if lease := a.(k8stesting.UpdateAction).GetObject().(*coordinationv1.Lease); lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+			return true, nil, errors.New("etcdserver: request timed out")
+		}
+		return false, nil, nil
+	})
+	var out lockedBuffer
+	e, err := newElection(context.Background(), client, l, nil, nil, controller.NewReporter(&out, &out, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Start()
+	select {
+	case <-e.Leading:
+	case <-time.After(5 * time.Second):
+		t.Fatal("never led")
+	}
+	if lost := e.Release(); lost {
+		t.Error("Release reported a lost lease")
+	}
+	if got := out.String(); !strings.Contains(got, "leader election: Failed to release lease") || !strings.Contains(got, "etcdserver: request timed out") {
+		t.Errorf("output %q: want a notice of the failed release with its error", got)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
