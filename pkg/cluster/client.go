@@ -8,14 +8,22 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 )
 
 // Tune sets c's rate limits and user agent and counts its requests
-// (CountRequests). The plugin's defaults are high: a 100,000-Pod Service
-// means 1,000 slices.
-func Tune(c *rest.Config, qps float32, burst int, userAgent string) *rest.Config {
+// (CountRequests). The plugin's defaults are high (a 100,000-Pod Service
+// means 1,000 slices); with lift, the limits are the defaults, and lifted
+// once the API server shows it applies API Priority and Fairness
+// (fairnessLimiter).
+func Tune(c *rest.Config, qps float32, burst int, lift bool, userAgent string) *rest.Config {
 	c.QPS, c.Burst = qps, burst
+	if lift {
+		l := &fairnessLimiter{bucket: flowcontrol.NewTokenBucketRateLimiter(qps, burst)}
+		c.RateLimiter = l
+		c.Wrap(l.observe)
+	}
 	c.UserAgent = userAgent
 	c.Wrap(CountRequests)
 	return c

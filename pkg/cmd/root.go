@@ -25,6 +25,9 @@ type RootOptions struct {
 	QPS           float32
 	Burst         int
 	Verbosity     int
+	// limitsGiven: --qps or --burst was given, so the limits hold as given;
+	// otherwise they are lifted under API Priority and Fairness.
+	limitsGiven bool
 	// NewClient, when set, replaces the kubeconfig's client: unit tests run
 	// every command through cobra against a fake clientset, as kubectl's
 	// test factory does.
@@ -57,8 +60,8 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 	pf := cmd.PersistentFlags()
 	pf.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Work on Services in all namespaces")
 	pf.StringVar(&o.Color, "color", "auto", "Colour output: auto (terminals only, NO_COLOR honoured), always or never")
-	pf.Float32Var(&o.QPS, "qps", 200, "Client-side requests per second towards the API server")
-	pf.IntVar(&o.Burst, "burst", 400, "Client-side request burst towards the API server")
+	pf.Float32Var(&o.QPS, "qps", 200, "Client-side requests per second towards the API server; unless --qps or --burst is given, lifted once the API server shows it applies API Priority and Fairness")
+	pf.IntVar(&o.Burst, "burst", 400, "Client-side request burst towards the API server (see --qps)")
 	pf.IntVarP(&o.Verbosity, "v", "v", 0, "Log level of client-go's logs on stderr (0 = none)")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		cluster.SetupLogging(o.Verbosity, o.ErrOut)
@@ -70,6 +73,7 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 		if o.QPS <= 0 || o.Burst <= 0 {
 			return exit.Usagef("--qps and --burst must be positive")
 		}
+		o.limitsGiven = c.Flags().Changed("qps") || c.Flags().Changed("burst")
 		if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
 			return validNamespace(*ns)
 		}
@@ -88,7 +92,7 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 
 // tuneConfig sets the client's rate limits (--qps, --burst) and user agent.
 func (o *RootOptions) tuneConfig(c *rest.Config) *rest.Config {
-	return cluster.Tune(c, o.QPS, o.Burst, fmt.Sprintf("kubectl-slices/%s", Version))
+	return cluster.Tune(c, o.QPS, o.Burst, !o.limitsGiven, fmt.Sprintf("kubectl-slices/%s", Version))
 }
 
 // Clientset returns a typed client speaking protobuf.

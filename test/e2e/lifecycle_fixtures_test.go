@@ -144,9 +144,9 @@ func sliceDump(t testing.TB, cp *controlplane.ControlPlane, ns string) map[strin
 // ownCluster starts a control plane of the test's own, with the suite's
 // Nodes, stopped when the test ends: for tests that look at the whole
 // cluster (check -A) or run kube-controller-manager.
-func ownCluster(t testing.TB, ctx context.Context) *controlplane.ControlPlane {
+func ownCluster(t testing.TB, ctx context.Context, apiServerArgs ...string) *controlplane.ControlPlane {
 	t.Helper()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	cp, err := controlplane.Start(ctx, controlplane.Options{APIServerArgs: apiServerArgs})
 	if err != nil {
 		t.Fatal(err)
 	}
