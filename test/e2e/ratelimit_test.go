@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -41,4 +42,10 @@ func TestRateLimitsLiftedByFairness(t *testing.T) {
 			}
 		}
 	}
+	// The watch loop's client too.
+	ns := newNamespace(t, fair)
+	w := startWatch(t, fair, fair.Kubeconfig, "sync", "--watch", "--all", "-n", ns, "-v", "1")
+	w.waitLine(t, "caches filled", time.Minute)
+	w.waitLine(t, liftedLine, 10*time.Second)
+	w.stop(t, syscall.SIGTERM)
 }
