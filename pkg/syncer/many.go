@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +48,7 @@ func Many(ctx context.Context, client kubernetes.Interface, targets []Target, al
 	var src Source = reader
 	if len(targets) > 1 {
 		c := cluster.NewCache(client, cacheNamespace(targets, allNamespaces))
+		c.FillNamespaces = fillNamespaces(targets)
 		if err := c.Fill(ctx); err != nil {
 			for i, t := range targets {
 				outs[i] = Outcome{Namespace: t.Namespace, Name: t.Name, Err: err}
@@ -97,4 +99,28 @@ func cacheNamespace(targets []Target, allNamespaces bool) string {
 		}
 	}
 	return targets[0].Namespace
+}
+
+// maxFillNamespaces is the most namespaces a cache of every namespace lists
+// one by one; past it one paginated list of each kind costs fewer
+// requests.
+const maxFillNamespaces = 100
+
+// fillNamespaces is the targets' namespaces, sorted, when few enough to
+// list one by one: the Pods and slices a run reads are those of its
+// Services' namespaces; nil lists every namespace at once.
+func fillNamespaces(targets []Target) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range targets {
+		if !seen[t.Namespace] {
+			seen[t.Namespace] = true
+			out = append(out, t.Namespace)
+		}
+	}
+	if len(out) > maxFillNamespaces {
+		return nil
+	}
+	slices.Sort(out)
+	return out
 }
