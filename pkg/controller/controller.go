@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -339,7 +340,7 @@ func (c *Controller) settle(ctx context.Context, key string, svc *corev1.Service
 
 // removeAll deletes our slices of a Service that is gone.
 func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error {
-	mine := ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy)
+	mine := c.inScope(key, ours(c.cache.SlicesOf(ns, name), c.opts.Plan.ManagedBy))
 	if c.slices.Stale(key, mine) {
 		return errStale // a slice we just created may not be in the cache yet
 	}
@@ -379,6 +380,30 @@ func (c *Controller) record(r apply.Result) {
 	for _, s := range r.Deleted {
 		c.slices.Deleted(s)
 	}
+}
+
+// inScope keeps the slices of a deleted Service that the loop's targets
+// covered: with Service names, when the Service was one of them; with -l,
+// each slice whose copy of the Service's labels the selector matches. A
+// loop kept to some Services leaves the slices of others, which another
+// loop (or a one-shot run) wrote, to their own keeping.
+func (c *Controller) inScope(key string, slices []*discovery.EndpointSlice) []*discovery.EndpointSlice {
+	if len(c.opts.Names) > 0 {
+		if c.opts.Names[key] {
+			return slices
+		}
+		return nil
+	}
+	if c.opts.Selector.Empty() {
+		return slices
+	}
+	var out []*discovery.EndpointSlice
+	for _, s := range slices {
+		if c.opts.Selector.Matches(labels.Set(reconcile.ServiceLabels(s))) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // selected reports whether a Service is one of the targets.

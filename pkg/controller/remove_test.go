@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
@@ -69,5 +70,72 @@ func TestRemoveWaitsForTheCacheToShowOurCreate(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"gone-kcm"}, live()); diff != "" {
 		t.Errorf("after the cache caught up (-want +got):\n%s", diff)
+	}
+}
+
+// The slices of a deleted Service go only if the loop's targets covered
+// it: by name, or by -l matched against the Service's labels the slices
+// carry. A loop kept to some Services leaves other loops' orphans alone.
+func TestRemoveKeepsToTheTargets(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		names    map[string]bool
+		selector string
+		gone     []string // Services whose slices go
+	}{
+		{name: "--all", gone: []string{"a", "b"}},
+		{name: "-l app=a", selector: "app=a", gone: []string{"a"}},
+		{name: "-l app!=a", selector: "app!=a", gone: []string{"b"}},
+		{name: "-l on a reserved key", selector: discovery.LabelServiceName + "=a"},
+		{name: "names", names: map[string]bool{"shop/b": true}, gone: []string{"b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := testController(t)
+			c.opts.Write.ManagedBy = "ours"
+			c.opts.Names = tc.names
+			if tc.selector != "" {
+				sel, err := labels.Parse(tc.selector)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.opts.Selector = sel
+			}
+			c.cache.Slices = cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{"service": func(o any) ([]string, error) {
+				s := o.(*discovery.EndpointSlice)
+				return []string{s.Namespace + "/" + s.Labels[discovery.LabelServiceName]}, nil
+			}})
+			client := c.client.(*fake.Clientset)
+			for _, app := range []string{"a", "b"} {
+				s := testutil.NewSlice("shop", app+"-1").Service(app).ManagedBy("ours").Label("app", app).UID(app).Build()
+				if err := client.Tracker().Add(s); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.cache.Slices.Add(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, app := range []string{"a", "b"} {
+				if err := c.sync(context.Background(), "shop/"+app); err != nil {
+					t.Fatal(err)
+				}
+			}
+			list, err := client.DiscoveryV1().EndpointSlices("shop").List(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gone []string
+			for _, app := range []string{"a", "b"} {
+				found := false
+				for _, s := range list.Items {
+					found = found || s.Name == app+"-1"
+				}
+				if !found {
+					gone = append(gone, app)
+				}
+			}
+			if diff := cmp.Diff(tc.gone, gone); diff != "" {
+				t.Errorf("Services whose slices went (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -17,6 +17,19 @@ func isReservedLabel(key string) bool {
 	return key == discovery.LabelServiceName || key == discovery.LabelManagedBy || key == corev1.IsHeadlessService
 }
 
+// ServiceLabels returns the labels a slice carries of its Service, as the
+// planner copied them: all but the keys it owns. They tell what a deleted
+// Service's labels were when its slices were last written.
+func ServiceLabels(slice *discovery.EndpointSlice) map[string]string {
+	out := make(map[string]string, len(slice.Labels))
+	for k, v := range slice.Labels {
+		if !isReservedLabel(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // isServiceIPSet is upstream's test for a headless Service: an empty
 // clusterIP counts as headless too.
 func isServiceIPSet(svc *corev1.Service) bool {
