@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -70,7 +69,7 @@ func TestReleaseFailureIsReported(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	var out lockedBuffer
+	var out syncBuffer
 	e, err := newElection(context.Background(), client, l, nil, nil, controller.NewReporter(&out, &out, false))
 	if err != nil {
 		t.Fatal(err)
@@ -87,21 +86,4 @@ func TestReleaseFailureIsReported(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "leader election: Failed to release lease") || !strings.Contains(got, "etcdserver: request timed out") {
 		t.Errorf("output %q: want a notice of the failed release with its error", got)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
