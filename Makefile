@@ -6,6 +6,8 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 COMMIT_DATE ?= $(shell TZ=UTC git show -s --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ HEAD 2>/dev/null)
 PKG_CMD := github.com/kubectl-slices/kubectl-slices/pkg/cmd
 LDFLAGS := -X $(PKG_CMD).Version=$(VERSION) -X $(PKG_CMD).Commit=$(COMMIT) -X $(PKG_CMD).Date=$(COMMIT_DATE)
+# Build tags of every build (why: hack/build-tags).
+TAGS := $(shell grep -v '^\#' hack/build-tags | paste -sd, -)
 # Control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
@@ -15,7 +17,7 @@ CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 all: build
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/kubectl-slices ./cmd/kubectl-slices
+	$(GO) build -tags "$(TAGS)" -ldflags "$(LDFLAGS)" -o bin/kubectl-slices ./cmd/kubectl-slices
 
 ## dist: release archives for every platform (dist/), checksums.txt, and plugin.yaml
 ## rendered from krew/.krew.yaml with their sha256; reproducible from a commit.

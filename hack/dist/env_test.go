@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +24,35 @@ func TestBuildEnvPinsCodeGeneration(t *testing.T) {
 	for k, v := range want {
 		if effective[k] != v {
 			t.Errorf("%s=%q, want %q", k, effective[k], v)
+		}
+	}
+}
+
+// The release builds leave out Go's "plugin" package, which kustomize's
+// loader links unless its tag is set: a binary with it is twice the size
+// and maps twice the pages (hack/build-tags).
+func TestBuildTagsLeaveOutGoPlugins(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join("..", "build-tags"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := buildTags(string(file))
+	if tags == "" || strings.Contains(tags, "#") {
+		t.Fatalf("tags %q", tags)
+	}
+	for _, tc := range []struct {
+		tags       string
+		wantPlugin bool
+	}{{tags, false}, {"", true}} {
+		cmd := exec.Command("go", "list", "-deps", "-tags", tc.tags, "./cmd/kubectl-slices")
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		got := slices.Contains(strings.Fields(string(out)), "plugin")
+		if got != tc.wantPlugin {
+			t.Errorf("with tags %q the binary links the plugin package: %v, want %v", tc.tags, got, tc.wantPlugin)
 		}
 	}
 }

@@ -24,6 +24,8 @@ type options struct {
 	out, version, commit, manifest, template, license string
 	date                                              time.Time
 	platforms                                         []string
+	// tags are the build tags of every build (hack/build-tags).
+	tags string
 }
 
 func main() {
@@ -37,9 +39,14 @@ func main() {
 	flag.StringVar(&o.template, "template", "krew/.krew.yaml", "krew-release-bot template")
 	flag.StringVar(&o.manifest, "manifest", "plugin.yaml", "Where to write the rendered manifest (empty: do not)")
 	flag.StringVar(&o.license, "license", "LICENSE", "License file put in every archive")
+	tagsFile := flag.String("tags-file", "hack/build-tags", "Build tags, one per line ('#' comments)")
 	flag.Parse()
 	o.platforms = strings.Split(plats, ",")
-	err := o.fill(date)
+	tags, err := os.ReadFile(*tagsFile)
+	if err == nil {
+		o.tags = buildTags(string(tags))
+		err = o.fill(date)
+	}
 	if err == nil {
 		err = o.run()
 	}
@@ -163,7 +170,7 @@ func (o *options) build(goos, goarch string) (string, error) {
 		pkgCmd, o.version, pkgCmd, o.commit, pkgCmd, o.date.Format(time.RFC3339))
 	// -buildvcs=false: the commit is in ldflags already, and the VCS stamp
 	// would change with untracked files (dist/ itself).
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/kubectl-slices")
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-tags", o.tags, "-ldflags", ldflags, "-o", bin, "./cmd/kubectl-slices")
 	cmd.Env = buildEnv(os.Environ(), goos, goarch)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -180,6 +187,17 @@ func (o *options) build(goos, goarch string) (string, error) {
 func buildEnv(environ []string, goos, goarch string) []string {
 	return append(environ, "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-mod=readonly",
 		"GOAMD64=v1", "GOARM64=v8.0", "GOFIPS140=off")
+}
+
+// buildTags joins the tags of a build-tags file for go build -tags.
+func buildTags(file string) string {
+	var tags []string
+	for _, line := range strings.Split(file, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			tags = append(tags, line)
+		}
+	}
+	return strings.Join(tags, ",")
 }
 
 func binName(goos string) string {

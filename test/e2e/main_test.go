@@ -67,7 +67,11 @@ func repoRoot() string {
 }
 
 func buildPlugin(dir string) error {
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "kubectl-slices"),
+	tags, err := controlplane.BuildTags(repoRoot())
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-tags", tags, "-o", filepath.Join(dir, "kubectl-slices"),
 		"-ldflags", "-X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Version=v0.0.0-e2e", "./cmd/kubectl-slices")
 	cmd.Dir = repoRoot()
 	out, err := cmd.CombinedOutput()

@@ -186,8 +186,12 @@ func buildArtifacts(dir string) error {
 		{"workload", "./cmd/workload", filepath.Join(repoRoot(), "test")},
 		{"pause", "./cmd/pause", filepath.Join(repoRoot(), "test")},
 	}
+	tags, err := controlplane.BuildTags(repoRoot())
+	if err != nil {
+		return err
+	}
 	for _, b := range builds {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out),
+		cmd := exec.Command("go", "build", "-trimpath", "-tags", tags, "-o", filepath.Join(dir, b.out),
 			"-ldflags", "-s -w -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Version=v0.0.0-e2e", b.pkg)
 		cmd.Dir = b.modDir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
