@@ -3,8 +3,9 @@
 // selector, server side, paginated), Nodes and EndpointSlices (Reader); an
 // in-memory cache of a namespace or the cluster, filled once by listing or
 // kept current by shared informers, with selector matching in memory (Cache,
-// with Transform keeping only the fields the planner reads, shared between
-// objects where equal (intern.go), and a Pod index
+// with Transform keeping only the fields the planner reads, Pods as compact
+// PodRecords (podrecord.go), shared between objects where equal
+// (intern.go), and a Pod index
 // by namespace, shape and labels for the admission webhook, podgroups.go);
 // and local manifests (read_local.go reads them, bounded in size and
 // following the context, read_yaml.go a YAML List item by item;

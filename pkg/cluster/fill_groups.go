@@ -28,8 +28,7 @@ func groupFilled(objs []any) filledGroups {
 	index := map[key]int{}
 	out := filledGroups{}
 	var b strings.Builder
-	for _, o := range objs {
-		p := o.(*corev1.Pod)
+	for _, p := range podsOf(objs) {
 		b.Reset()
 		keys := make([]string, 0, len(p.Labels))
 		for k := range p.Labels {
@@ -51,11 +50,6 @@ func groupFilled(objs []any) filledGroups {
 		}
 		g := &out[p.Namespace][i]
 		g.pods = append(g.pods, p)
-	}
-	for _, gs := range out {
-		for i := range gs {
-			slices.SortFunc(gs[i].pods, byName)
-		}
 	}
 	return out
 }

@@ -32,7 +32,7 @@ func TestFilledGroupsMatchAsEveryPod(t *testing.T) {
 				}
 			}
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: pick("ns1", "ns2"), Name: fmt.Sprintf("p-%d", rng.IntN(1000)) + fmt.Sprint(i), Labels: l}}
-			if err := c.Pods.Add(p); err != nil {
+			if err := c.Pods.Add(record(p)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -26,8 +26,8 @@ func PodIndexers() cache.Indexers {
 // nor ',' nor '=' can occur in a namespace, a label key or a label value
 // (the API server validates them), nor NUL in a shape.
 func podGroup(obj any) ([]string, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
+	p := PodOf(obj)
+	if p == nil {
 		return nil, nil
 	}
 	return []string{PodGroupKey(p)}, nil
@@ -115,13 +115,15 @@ func readGroup(pods cache.Indexer, key, shape string) (PodGroup, bool, error) {
 		return PodGroup{}, false, err
 	}
 	g := PodGroup{Shape: shape, Names: make([]string, 0, len(objs))}
+	var first *PodRecord
 	for _, o := range objs {
-		p := o.(*corev1.Pod)
-		if g.First == nil || p.Name < g.First.Name {
-			g.First = p
+		r := o.(*PodRecord)
+		if first == nil || r.Name < first.Name {
+			first = r
 		}
-		g.Names = append(g.Names, p.Name)
+		g.Names = append(g.Names, r.Name)
 	}
+	g.First = first.Pod()
 	return g, true, nil
 }
 

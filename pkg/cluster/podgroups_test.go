@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func TestPodGroups(t *testing.T) {
 		groupPod("ab", "web-9", web, 8080), // a namespace whose name extends "a"
 		groupPod("", "web-8", web, 8080),
 	} {
-		if err := store.Add(p); err != nil {
+		if err := store.Add(record(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,18 +80,18 @@ func TestPodGroups(t *testing.T) {
 
 	// The index follows the store: a relabelled Pod moves, a deleted one
 	// goes, and the Pods listed are the stored ones.
-	moved := groupPod("a", "web-1", map[string]string{"app": "web", "tier": "back"}, 8080)
+	moved := record(groupPod("a", "web-1", map[string]string{"app": "web", "tier": "back"}, 8080))
 	if err := store.Update(moved); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Delete(groupPod("a", "web-2", web, 9090)); err != nil {
+	if err := store.Delete(record(groupPod("a", "web-2", web, 9090))); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := groupsString(t, store, "a", map[string]string{"app": "web"}), "web-0|web-1 web-3"; got != want {
 		t.Errorf("after the update and the delete: %q, want %q", got, want)
 	}
 	gs, _ := (&Cache{Pods: store}).PodGroups("a", map[string]string{"tier": "back"})
-	if len(gs) != 1 || gs[0].First != moved {
+	if len(gs) != 1 || !reflect.DeepEqual(gs[0].First, moved.Pod()) {
 		t.Errorf("PodGroups did not return the stored web-1: %+v", gs)
 	}
 }
@@ -125,7 +126,7 @@ func TestPodGroupKeyShape(t *testing.T) {
 // A store without the index must say so rather than list no Pods.
 func TestPodGroupsWithoutIndex(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, nsIndexers())
-	_ = store.Add(groupPod("a", "web-0", nil, 80))
+	_ = store.Add(record(groupPod("a", "web-0", nil, 80)))
 	if _, err := (&Cache{Pods: store}).PodGroups("a", nil); err == nil {
 		t.Fatal("no error without the index")
 	}

@@ -3,7 +3,6 @@ package cluster
 import (
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -53,8 +52,8 @@ func (c *Cache) TrackPodGroups() cache.ResourceEventHandler {
 }
 
 func (m *podGroupMemo) change(obj any, delta int) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
+	p := PodOf(obj)
+	if p == nil {
 		return
 	}
 	key := PodGroupKey(p)

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -19,9 +18,8 @@ func TestPodGroupMemoModel(t *testing.T) {
 		c := &Cache{Pods: store}
 		h := c.TrackPodGroups()
 		var pending []func()
-		mk := func(name string) *corev1.Pod {
-			p := groupPod("a", name, map[string]string{"app": []string{"web", "db"}[r.Intn(2)]}, int32(80+r.Intn(2)))
-			return p
+		mk := func(name string) *PodRecord {
+			return record(groupPod("a", name, map[string]string{"app": []string{"web", "db"}[r.Intn(2)]}, int32(80+r.Intn(2))))
 		}
 		for step := 0; step < 200; step++ {
 			name := fmt.Sprintf("p%d", r.Intn(4))

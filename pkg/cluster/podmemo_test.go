@@ -14,19 +14,22 @@ func TestPodGroupMemo(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, PodIndexers())
 	c := &Cache{Pods: store}
 	h := c.TrackPodGroups()
-	add := func(p *corev1.Pod) {
+	add := func(pod *corev1.Pod) {
+		p := record(pod)
 		if err := store.Add(p); err != nil {
 			t.Fatal(err)
 		}
 		h.OnAdd(p, false)
 	}
-	update := func(old, cur *corev1.Pod) {
+	update := func(oldPod, curPod *corev1.Pod) {
+		old, cur := record(oldPod), record(curPod)
 		if err := store.Update(cur); err != nil {
 			t.Fatal(err)
 		}
 		h.OnUpdate(old, cur)
 	}
-	del := func(p *corev1.Pod, tombstone bool) {
+	del := func(pod *corev1.Pod, tombstone bool) {
+		p := record(pod)
 		if err := store.Delete(p); err != nil {
 			t.Fatal(err)
 		}
@@ -91,17 +94,17 @@ func TestPodGroupMemoServes(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, PodIndexers())
 	c := &Cache{Pods: store}
 	h := c.TrackPodGroups()
-	p := groupPod("a", "web-0", map[string]string{"app": "web"}, 80)
+	p := record(groupPod("a", "web-0", map[string]string{"app": "web"}, 80))
 	_ = store.Add(p)
 	h.OnAdd(p, false)
 	first, _ := c.PodGroups("a", nil)
 	// In the store only, as before the informer's notification.
-	_ = store.Add(groupPod("a", "web-1", map[string]string{"app": "web"}, 80))
+	_ = store.Add(record(groupPod("a", "web-1", map[string]string{"app": "web"}, 80)))
 	again, _ := c.PodGroups("a", nil)
 	if len(first) != 1 || len(again) != 1 || len(again[0].Names) != 1 {
 		t.Fatalf("before the notification: %+v then %+v", first, again)
 	}
-	h.OnAdd(groupPod("a", "web-1", map[string]string{"app": "web"}, 80), false)
+	h.OnAdd(record(groupPod("a", "web-1", map[string]string{"app": "web"}, 80)), false)
 	after, _ := c.PodGroups("a", nil)
 	if len(after) != 1 || len(after[0].Names) != 2 {
 		t.Fatalf("after the notification: %+v", after)
@@ -114,7 +117,7 @@ func memoStore(gs []PodGroup) cache.Indexer {
 	for i, g := range gs {
 		for _, n := range g.Names {
 			// One label per group keeps them apart.
-			_ = s.Add(groupPod(g.First.Namespace, n, map[string]string{"g": string(rune('a' + i))}, 80))
+			_ = s.Add(record(groupPod(g.First.Namespace, n, map[string]string{"g": string(rune('a' + i))}, 80)))
 		}
 	}
 	return s

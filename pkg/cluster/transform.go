@@ -11,12 +11,13 @@ import (
 // Transform keeps of each cached object only what the planner and explain
 // read, so that a cache of 20,000 Pods stays small. It is the informers'
 // transform and is applied to every listed item of a one-shot fill alike.
-// Pods and Nodes are rebuilt as new, small objects (so nothing keeps the
-// decoded list's backing array alive); Services and slices only lose their
-// managedFields and the last-applied annotation, since the planner copies
-// their labels and slice annotations, and slices share their endpoints'
-// repeated values (intern.go); Endpoints likewise, as the mirror
-// planner copies them whole. Objects it does not know pass through.
+// Pods become PodRecords and Nodes are rebuilt as new, small objects (so
+// nothing keeps the decoded list's backing array alive); Services and
+// slices only lose their managedFields and the last-applied annotation,
+// since the planner copies their labels and slice annotations, and slices
+// share their endpoints' repeated values (intern.go); Endpoints likewise,
+// as the mirror planner copies them whole. Objects it does not know pass
+// through.
 func Transform(obj any) (any, error) { return transform(obj, "") }
 
 // TransformKeeping is Transform, except that Endpoints objects marked with
@@ -81,11 +82,11 @@ func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 // slimPod keeps what decides whether and how a Pod is an endpoint: phase,
 // IPs, the Ready condition (with its transition time, the trigger time),
 // node, hostname and subdomain, and the container ports named target ports
-// resolve against, including restartable (sidecar) init containers. What
-// Pods of one workload have in common is shared between them (intern.go):
-// the cache holds every Pod of the scope.
-func slimPod(p *corev1.Pod) *corev1.Pod {
-	out := &corev1.Pod{ObjectMeta: slimMeta(p.ObjectMeta)}
+// resolve against, including restartable (sidecar) init containers, in a
+// PodRecord. What Pods of one workload have in common is shared between
+// them (intern.go): the cache holds every Pod of the scope.
+func slimPod(p *corev1.Pod) *PodRecord {
+	out := &PodRecord{ObjectMeta: slimMeta(p.ObjectMeta)}
 	out.Namespace, out.Labels = pods.str(p.Namespace), pods.labelSet(p.Labels)
 	// The controller reference only: the admission webhook tells the
 	// workloads a selector matches apart by it (a pointer into the
@@ -93,29 +94,29 @@ func slimPod(p *corev1.Pod) *corev1.Pod {
 	if ref := metav1.GetControllerOf(p); ref != nil {
 		out.OwnerReferences = pods.owner([]metav1.OwnerReference{*ref})
 	}
-	out.Spec.NodeName, out.Spec.Hostname, out.Spec.Subdomain = pods.str(p.Spec.NodeName), p.Spec.Hostname, pods.str(p.Spec.Subdomain)
+	out.NodeName, out.Hostname, out.Subdomain = pods.str(p.Spec.NodeName), p.Spec.Hostname, pods.str(p.Spec.Subdomain)
 	var cs []corev1.Container
 	for _, c := range p.Spec.Containers {
 		if len(c.Ports) > 0 {
 			cs = append(cs, corev1.Container{Name: c.Name, Ports: c.Ports})
 		}
 	}
-	out.Spec.Containers = pods.containerPorts(cs)
+	out.Containers = pods.containerPorts(cs)
 	cs = nil
 	for _, c := range p.Spec.InitContainers {
 		if len(c.Ports) > 0 {
 			cs = append(cs, corev1.Container{Name: c.Name, Ports: c.Ports, RestartPolicy: c.RestartPolicy})
 		}
 	}
-	out.Spec.InitContainers = pods.containerPorts(cs)
-	out.Status.Phase, out.Status.PodIP, out.Status.PodIPs = corev1.PodPhase(pods.str(string(p.Status.Phase))), p.Status.PodIP, p.Status.PodIPs
+	out.InitContainers = pods.containerPorts(cs)
+	out.Phase, out.PodIP, out.PodIPs = corev1.PodPhase(pods.str(string(p.Status.Phase))), p.Status.PodIP, p.Status.PodIPs
 	if len(p.Status.PodIPs) > 0 && p.Status.PodIPs[0].IP == p.Status.PodIP {
 		// one string for both: decoding made two
-		out.Status.PodIPs[0].IP = p.Status.PodIP
+		out.PodIPs[0].IP = p.Status.PodIP
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
-			out.Status.Conditions = pods.condition([]corev1.PodCondition{{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime}})
+			out.Conditions = pods.condition([]corev1.PodCondition{{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime}})
 		}
 	}
 	return out

@@ -71,8 +71,8 @@ func TestTransformKeepsWhatThePlannerReads(t *testing.T) {
 	var slimPods []*corev1.Pod
 	for _, p := range pods {
 		got, _ := Transform(p.DeepCopy())
-		slimPods = append(slimPods, got.(*corev1.Pod))
-		if len(got.(*corev1.Pod).Annotations) != 0 || len(got.(*corev1.Pod).ManagedFields) != 0 {
+		slimPods = append(slimPods, PodOf(got))
+		if len(PodOf(got).Annotations) != 0 || len(PodOf(got).ManagedFields) != 0 {
 			t.Error("annotations or managedFields kept")
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -52,10 +53,11 @@ func TestGuardRefusesCacheBehindOurWrites(t *testing.T) {
 // (the Pod leaves its slices), not only the Services of its new labels.
 func TestPodRelabelQueuesOldService(t *testing.T) {
 	c, _ := testController(t)
-	old := testutil.NewPod("shop", "web-1").Label("app", "web").Build()
-	old.ResourceVersion = "1"
-	relabelled := old.DeepCopy()
-	relabelled.ResourceVersion, relabelled.Labels = "2", map[string]string{"app": "other"}
+	pod := testutil.NewPod("shop", "web-1").Label("app", "web").Build()
+	pod.ResourceVersion = "1"
+	old := cached(pod)
+	pod.ResourceVersion, pod.Labels = "2", map[string]string{"app": "other"}
+	relabelled := cached(pod)
 	c.onPodUpdate(old, relabelled)
 	if c.queue.Len() != 1 {
 		t.Fatalf("queued %d Services, want svc/web", c.queue.Len())
@@ -88,4 +90,10 @@ func TestRelabelledSliceDoesNotStallTheGuard(t *testing.T) {
 			t.Errorf("relabelled to %v: %v", b.Labels, err)
 		}
 	}
+}
+
+// cached is what the cache stores of p (cluster.Transform of a copy).
+func cached(p *corev1.Pod) *cluster.PodRecord {
+	r, _ := cluster.Transform(p.DeepCopy())
+	return r.(*cluster.PodRecord)
 }

@@ -21,8 +21,8 @@ import (
 const podNodeIndex = "node"
 
 func podNode(obj any) ([]string, error) {
-	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
-		return []string{p.Spec.NodeName}, nil
+	if r, ok := obj.(*cluster.PodRecord); ok && r.NodeName != "" {
+		return []string{r.NodeName}, nil
 	}
 	return nil, nil
 }
@@ -110,13 +110,13 @@ func (c *Controller) onServiceDelete(obj any) { c.onService(obj) }
 // what it reads, so the resourceVersion is all that differs) is ignored; a
 // label change touches the Services of the old and of the new labels.
 func (c *Controller) onPodUpdate(oldObj, newObj any) {
-	o, n := oldObj.(*corev1.Pod), newObj.(*corev1.Pod)
+	o, n := oldObj.(*cluster.PodRecord), newObj.(*cluster.PodRecord)
 	a, b := *o, *n
 	a.ResourceVersion, b.ResourceVersion, a.Generation, b.Generation = "", "", 0, 0
 	if equality.Semantic.DeepEqual(&a, &b) {
 		return
 	}
-	var old *corev1.Pod
+	var old *cluster.PodRecord
 	if !labels.Equals(o.Labels, n.Labels) {
 		old = o
 	}
@@ -125,8 +125,8 @@ func (c *Controller) onPodUpdate(oldObj, newObj any) {
 
 // podServices queues, after the batch period, every selected Service whose
 // selector matches pod (or old, the Pod's previous labels).
-func (c *Controller) podServices(obj any, old *corev1.Pod) {
-	pod, ok := untomb(obj).(*corev1.Pod)
+func (c *Controller) podServices(obj any, old *cluster.PodRecord) {
+	pod, ok := untomb(obj).(*cluster.PodRecord)
 	if !ok {
 		return
 	}

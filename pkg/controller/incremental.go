@@ -133,7 +133,7 @@ func (c *Controller) syncNoted(ctx context.Context, key string, svc *corev1.Serv
 	for _, name := range pods {
 		var pod *corev1.Pod
 		if o, ok, _ := c.cache.Pods.GetByKey(svc.Namespace + "/" + name); ok {
-			pod = o.(*corev1.Pod)
+			pod = cluster.PodOf(o)
 		}
 		changes = append(changes, reconcile.PodChange{Name: name, Pod: pod})
 		members[name] = nil

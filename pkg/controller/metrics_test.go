@@ -123,7 +123,7 @@ func TestControllerRecordsSyncs(t *testing.T) {
 	svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
 	_ = c.cache.Services.Update(svc)
 	pod := build.NewPod("shop", "web-1").Label("app", "web").IP("10.0.0.1").Build()
-	_ = c.cache.Pods.Add(pod)
+	_ = c.cache.Pods.Add(cached(pod))
 	c.queue.Add("shop/web")
 	if !c.processNext(context.Background()) {
 		t.Fatal("queue shut down")

@@ -23,7 +23,7 @@ func TestNoNewSyncAfterSignal(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", Labels: map[string]string{"app": "web"}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1",
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
-	_ = c.cache.Pods.Add(pod)
+	_ = c.cache.Pods.Add(cached(pod))
 
 	c.queue.Add("shop/web")
 	c.queue.ShutDown()

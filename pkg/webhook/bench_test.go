@@ -46,8 +46,9 @@ func BenchmarkHandler(b *testing.B) {
 	track := c.TrackPodGroups() // as the informer's notifications do
 	for i := range 5000 {
 		p := pod(fmt.Sprintf("bench-%d", i), map[string]string{"app": "bench", "shard": fmt.Sprint(i % 10)}, fmt.Sprintf("10.2.%d.%d", i/250, i%250+1), "bench-rs", httpPort)
-		_ = c.Pods.Add(p)
-		track.OnAdd(p, true)
+		r := record(p)
+		_ = c.Pods.Add(r)
+		track.OnAdd(r, true)
 	}
 	h := &Handler{Plan: reconcile.DefaultOptions()}
 	h.SetSource(CacheSource{Cache: c})

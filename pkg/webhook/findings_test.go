@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -199,4 +200,10 @@ func TestDecide(t *testing.T) {
 	if want := []string{warnPrefix + "a", warnPrefix + "c hidden"}; strings.Join(v.Warnings[:2], "|") != strings.Join(want, "|") {
 		t.Fatalf("hidden warnings %q, want %q", v.Warnings, want)
 	}
+}
+
+// record is what the cache stores of p (cluster.Transform of a copy).
+func record(p *corev1.Pod) *cluster.PodRecord {
+	r, _ := cluster.Transform(p.DeepCopy())
+	return r.(*cluster.PodRecord)
 }

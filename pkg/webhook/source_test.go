@@ -63,11 +63,12 @@ func cacheSourceAgrees(t *testing.T, many []*corev1.Pod, services map[string]*co
 	}
 	var inNS []*corev1.Pod
 	for _, p := range many {
-		if err := store.Add(p); err != nil {
+		r := record(p)
+		if err := store.Add(r); err != nil {
 			t.Fatal(err)
 		}
 		if track != nil {
-			track.OnAdd(p, false)
+			track.OnAdd(r, false)
 		}
 		if p.Namespace == "ns" {
 			inNS = append(inNS, p)
@@ -108,7 +109,7 @@ func cacheSourceAgrees(t *testing.T, many []*corev1.Pod, services map[string]*co
 // A store without the index must not read as "no Pods".
 func TestCacheSourceWithoutIndex(t *testing.T) {
 	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	_ = store.Add(pod("web-0", map[string]string{"app": "web"}, "10.1.0.1", "web-rs"))
+	_ = store.Add(record(pod("web-0", map[string]string{"app": "web"}, "10.1.0.1", "web-rs")))
 	f := CacheSource{Cache: &cluster.Cache{Pods: store}}.Facts(svc(map[string]string{"app": "web"}))
 	if !f.Unknown {
 		t.Fatalf("facts %+v, want Unknown", f)
