@@ -42,7 +42,8 @@ type Config struct {
 	Requests func() int
 	// FirstPass (nil: none) draws the loop's first pass over its Services
 	// once the caches are filled; not with a Lease, whose standby may wait
-	// long before its first sync.
+	// long before its first sync. The pass is followed either way: once it
+	// is done, its garbage is returned to the OS.
 	FirstPass *progress.Bar
 }
 
@@ -117,8 +118,21 @@ func Run(ctx context.Context, cfg Config) error {
 		if srv != nil {
 			srv.synced(c, cfg.Namespace)
 		}
-		if lp != nil && cfg.FirstPass != nil && cfg.Lease == nil {
-			firstPass(gctx, cfg.FirstPass, c, lp.opts, lp.ctrl.QueueLen)
+		if lp == nil {
+			return nil
+		}
+		bar := cfg.FirstPass
+		if cfg.Lease != nil {
+			bar = nil // a standby may wait long before its first sync
+		}
+		firstPass(gctx, bar, c, lp.opts, lp.ctrl.QueueLen)
+		if gctx.Err() == nil {
+			// The first pass planned every Service in full, and the heap
+			// grew to hold that garbage beside the caches: give it back
+			// now, not when the cluster next falls quiet, which under
+			// steady churn it may never do (make bench-envelope: resident
+			// memory when every slice is first written).
+			debug.FreeOSMemory()
 		}
 		return nil
 	})

@@ -12,10 +12,10 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
 )
 
-// firstPass draws the loop's first pass over its Services on bar: once the
-// caches are filled every selected Service is queued, and each one synced
-// leaves the queue, so the Services done are those selected less those
-// still queued. It returns when the queue first runs empty (the pass is
+// firstPass follows the loop's first pass over its Services, drawing it on
+// bar (nil: draws nothing): once the caches are filled every selected
+// Service is queued, and each one synced leaves the queue, so the Services
+// done are those selected less those still queued. It returns when the queue first runs empty (the pass is
 // done; later events are the loop's ordinary work) or ctx is done. Empty
 // means empty at two polls in a row: the informers' handlers may queue
 // the first Services a moment after the caches say they are filled.

@@ -340,6 +340,12 @@ func BenchmarkEnvelope(b *testing.B) {
 			ours[1].Seconds()/kcm[1].Seconds(), oursCPU.Round(time.Millisecond), kcmCPU.Round(time.Millisecond))
 		b.ReportMetric(ms(oursCPU), "ours-cpu-ms/flip")
 		b.ReportMetric(ms(kcmCPU), "kcm-cpu-ms/flip")
+		// Again once both have run the same flips: the first figure is
+		// ours just after its first pass, the controller's long after.
+		oursRSS, kcmRSS = rssKiB(w.cmd.Process.Pid), rssKiB(cp.ControllerManagerPID())
+		say("resident memory after the flips: ours %d MiB, kube-controller-manager %d MiB (%.2fx)", oursRSS/1024, kcmRSS/1024, float64(oursRSS)/float64(kcmRSS))
+		b.ReportMetric(float64(oursRSS)/1024, "ours-rss-after-MiB")
+		b.ReportMetric(float64(kcmRSS)/1024, "kcm-rss-after-MiB")
 		w.stop(b, 15)
 
 		// 6: the webhook, caching the whole cluster.
