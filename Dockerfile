@@ -12,8 +12,9 @@ COPY . .
 ARG VERSION=v0.0.0-dev
 ARG COMMIT=unknown
 ARG DATE=unknown
-# Static (no cgo), reproducible paths, the version as make build sets it.
-RUN CGO_ENABLED=0 go build -trimpath \
+# Static (no cgo), reproducible paths, the build tags and version as make
+# build sets them.
+RUN CGO_ENABLED=0 go build -trimpath -tags "$(grep -v '^#' hack/build-tags | paste -sd, -)" \
       -ldflags "-s -w -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Version=${VERSION} -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Commit=${COMMIT} -X github.com/kubectl-slices/kubectl-slices/pkg/cmd.Date=${DATE}" \
       -o /out/kubectl-slices ./cmd/kubectl-slices
 

@@ -243,7 +243,7 @@ func TestDockerfile(t *testing.T) {
 	if !strings.HasPrefix(final, "gcr.io/distroless/static") && final != "scratch" {
 		t.Errorf("final stage %s is neither distroless static nor scratch", final)
 	}
-	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "pkg/cmd.Version=${VERSION}"} {
+	for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "hack/build-tags", "pkg/cmd.Version=${VERSION}"} {
 		if !strings.Contains(df, want) {
 			t.Errorf("the build lacks %s", want)
 		}
