@@ -118,7 +118,7 @@ func TestTransformSharesWithoutChanging(t *testing.T) {
 		p := randomPod(r, i)
 		got, _ := Transform(p.DeepCopy())
 		if want := wantSlim(p); !reflect.DeepEqual(PodOf(got), want) {
-			t.Fatalf("pod %d: transformed\n%+v\nwant\n%+v", i, got, want)
+			t.Fatalf("pod %d: transformed\n%+v\nwant\n%+v", i, PodOf(got), want)
 		}
 		full, slim = append(full, p), append(slim, PodOf(got))
 	}

@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // PodRecord is what the cache holds of a Pod: the fields slimPod keeps, and
@@ -17,8 +19,11 @@ import (
 // from the record when a reader asks (a full plan, the Pods a memo plan
 // touches, a group's first Pod), so the large struct lives only as long as
 // the plan that reads it. Records are shared by every reader of the cache
-// and never modified; the embedded ObjectMeta makes a record a
-// metav1.Object, which is all the informer's store and indexes need.
+// and never modified. The embedded ObjectMeta makes a record a
+// metav1.Object, which the informer's store, indexes and handlers read;
+// GetObjectKind and DeepCopyObject make it a runtime.Object too, which
+// client-go's debugging checks (KUBE_WATCHLIST_INCONSISTENCY_DETECTOR,
+// KUBE_CACHE_MUTATION_DETECTOR) assert every cached item is.
 type PodRecord struct {
 	metav1.ObjectMeta
 	NodeName, Hostname, Subdomain string
@@ -41,6 +46,36 @@ func (r *PodRecord) Pod() *corev1.Pod {
 	p.Spec.Containers, p.Spec.InitContainers = r.Containers, r.InitContainers
 	p.Status.Phase, p.Status.PodIP, p.Status.PodIPs, p.Status.Conditions = r.Phase, r.PodIP, r.PodIPs, r.Conditions
 	return p
+}
+
+// GetObjectKind implements runtime.Object: a record has no kind of its own.
+func (r *PodRecord) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject implements runtime.Object.
+func (r *PodRecord) DeepCopyObject() runtime.Object {
+	out := *r
+	r.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Containers = deepCopyContainers(r.Containers)
+	out.InitContainers = deepCopyContainers(r.InitContainers)
+	out.PodIPs = slices.Clone(r.PodIPs)
+	if r.Conditions != nil {
+		out.Conditions = make([]corev1.PodCondition, len(r.Conditions))
+		for i := range r.Conditions {
+			r.Conditions[i].DeepCopyInto(&out.Conditions[i])
+		}
+	}
+	return &out
+}
+
+func deepCopyContainers(cs []corev1.Container) []corev1.Container {
+	if cs == nil {
+		return nil
+	}
+	out := make([]corev1.Container, len(cs))
+	for i := range cs {
+		cs[i].DeepCopyInto(&out[i])
+	}
+	return out
 }
 
 // PodOf returns the Pod a Pod store's item stands for, nil when the item
