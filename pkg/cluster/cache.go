@@ -392,7 +392,8 @@ func (c *Cache) SlicesOf(namespace, service string) []*discovery.EndpointSlice {
 }
 
 // PodsMatching returns the cached Pods of a namespace a selector matches,
-// by name, each built from its record for this call.
+// by name, each built from its record for this call (so the large struct
+// lives as long as the plan that reads it).
 func (c *Cache) PodsMatching(namespace string, sel labels.Selector) []*corev1.Pod {
 	if c.filled != nil {
 		return c.filled.matching(namespace, sel)

@@ -17,10 +17,11 @@ import (
 // quarter of a no-op `sync --all -A`'s CPU.
 type filledGroups map[string][]labelGroup
 
-// labelGroup is the Pods of one namespace with one label set, by name.
+// labelGroup is the Pods of one namespace with one label set, by name, as
+// the store holds them.
 type labelGroup struct {
 	labels labels.Set
-	pods   []*corev1.Pod
+	pods   []*PodRecord
 }
 
 func groupFilled(objs []any) filledGroups {
@@ -28,7 +29,14 @@ func groupFilled(objs []any) filledGroups {
 	index := map[key]int{}
 	out := filledGroups{}
 	var b strings.Builder
-	for _, p := range podsOf(objs) {
+	records := make([]*PodRecord, 0, len(objs))
+	for _, o := range objs {
+		if r, ok := o.(*PodRecord); ok {
+			records = append(records, r)
+		}
+	}
+	slices.SortFunc(records, recordByName)
+	for _, p := range records {
 		b.Reset()
 		keys := make([]string, 0, len(p.Labels))
 		for k := range p.Labels {
@@ -55,20 +63,29 @@ func groupFilled(objs []any) filledGroups {
 }
 
 // matching returns the Pods of namespace whose labels sel matches, by
-// name.
+// name, each built from its record for this call.
 func (f filledGroups) matching(namespace string, sel labels.Selector) []*corev1.Pod {
-	var out []*corev1.Pod
+	var records []*PodRecord
 	n := 0
 	for _, g := range f[namespace] {
 		if sel.Matches(g.labels) {
-			out = append(out, g.pods...)
+			records = append(records, g.pods...)
 			n++
 		}
 	}
 	if n > 1 {
-		slices.SortFunc(out, byName)
+		slices.SortFunc(records, recordByName)
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	out := make([]*corev1.Pod, len(records))
+	for i, r := range records {
+		out[i] = r.Pod()
 	}
 	return out
 }
+
+func recordByName(a, b *PodRecord) int { return strings.Compare(a.Name, b.Name) }
 
 func byName(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) }
