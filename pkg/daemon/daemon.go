@@ -129,9 +129,8 @@ func Run(ctx context.Context, cfg Config) error {
 		if gctx.Err() == nil {
 			// The first pass planned every Service in full, and the heap
 			// grew to hold that garbage beside the caches: give it back
-			// now, not when the cluster next falls quiet, which under
-			// steady churn it may never do (make bench-envelope: resident
-			// memory when every slice is first written).
+			// now, not when the cluster next falls quiet (CollectWhenQuiet),
+			// which under steady churn it may never do.
 			debug.FreeOSMemory()
 		}
 		return nil

@@ -341,7 +341,8 @@ func BenchmarkEnvelope(b *testing.B) {
 		b.ReportMetric(ms(oursCPU), "ours-cpu-ms/flip")
 		b.ReportMetric(ms(kcmCPU), "kcm-cpu-ms/flip")
 		// Again once both have run the same flips: the first figure is
-		// ours just after its first pass, the controller's long after.
+		// ours as its first pass ends, the controller's minutes after
+		// it converged.
 		oursRSS, kcmRSS = rssKiB(w.cmd.Process.Pid), rssKiB(cp.ControllerManagerPID())
 		say("resident memory after the flips: ours %d MiB, kube-controller-manager %d MiB (%.2fx)", oursRSS/1024, kcmRSS/1024, float64(oursRSS)/float64(kcmRSS))
 		b.ReportMetric(float64(oursRSS)/1024, "ours-rss-after-MiB")

@@ -237,9 +237,9 @@ func flipTimed(b *testing.B, cp *controlplane.ControlPlane, view *readyView, tar
 			if err := cp.SetPodReady(ctx, t.ns, t.spec.Name, ready); err != nil {
 				b.Fatal(err)
 			}
-			// The status write alone: a manager's flip takes that write's
-			// watch event and one write of its own, so twice this is the
-			// floor of any manager's latency.
+			// The status write itself (SetPodReady: a GET, then the
+			// UpdateStatus): every manager's flip time includes it, and
+			// then that write's watch event and one write of its own.
 			lat[statusWrite] = append(lat[statusWrite], time.Since(t0))
 			seen, err := view.waitAll(t.spec.IPs[0], ready, 30*time.Second)
 			if err != nil {
