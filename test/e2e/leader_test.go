@@ -80,6 +80,22 @@ func (r replica) metrics(t testing.TB) map[string]*dto.MetricFamily {
 	return mf
 }
 
+// counts polls a counter of /metrics (labels unfiltered) until it reads
+// want, for at most 5 s, and returns what it read last. The loop counts a
+// takeover or a hand-back once its writes are answered, a moment after a
+// test can see their effect in the API.
+func (r replica) counts(t testing.TB, name string, want float64) float64 {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := value(r.metrics(t), name, nil)
+		if n == want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // value sums a family's samples whose labels include want.
 func value(mf map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
 	f, ok := mf[name]

@@ -76,7 +76,7 @@ func TestStandbyControllerWithoutEndpointSlices(t *testing.T) {
 	if states["serving"] != float64(len(f.services())) || states["standby"] != 1 {
 		t.Fatalf("states %v, want %d serving and ext standing by", states, len(f.services()))
 	}
-	if n := value(loop.metrics(t), "kubectl_slices_takeovers_total", nil); n != float64(len(f.services())) {
+	if n := loop.counts(t, "kubectl_slices_takeovers_total", float64(len(f.services()))); n != float64(len(f.services())) {
 		t.Fatalf("takeovers_total %v, want %d", n, len(f.services()))
 	}
 }

@@ -133,8 +133,8 @@ func TestStandbyPartialFailure(t *testing.T) {
 		}
 		return true
 	})
-	mf := loop.metrics(t)
-	if to, hb := value(mf, "kubectl_slices_takeovers_total", nil), value(mf, "kubectl_slices_handbacks_total", nil); to != 5 || hb != 5 {
+	to, hb := loop.counts(t, "kubectl_slices_takeovers_total", 5), loop.counts(t, "kubectl_slices_handbacks_total", 5)
+	if to != 5 || hb != 5 {
 		t.Fatalf("takeovers %v, hand-backs %v; want 5 and 5 (the denied namespace's Services)", to, hb)
 	}
 

@@ -155,7 +155,7 @@ func TestStandbySafetyNet(t *testing.T) {
 			t.Fatalf("unchanged svc/%s: ours %q, the controller's %q, desired %q", svc, by[oursLabel][svc], by[controllerLabel][svc], f.desired(svc))
 		}
 	}
-	if n := value(loop.metrics(t), "kubectl_slices_takeovers_total", nil); n != float64(len(changed)) {
+	if n := loop.counts(t, "kubectl_slices_takeovers_total", float64(len(changed))); n != float64(len(changed)) {
 		t.Fatalf("takeovers_total %v, want %d", n, len(changed))
 	}
 
@@ -202,7 +202,7 @@ func TestStandbySafetyNet(t *testing.T) {
 	if len(drops) > 0 {
 		t.Fatalf("ready endpoints dropped during hand-back (%d polls): %s", len(drops), strings.Join(drops[:min(len(drops), 10)], "; "))
 	}
-	if n := value(loop.metrics(t), "kubectl_slices_handbacks_total", nil); n != float64(len(changed)) {
+	if n := loop.counts(t, "kubectl_slices_handbacks_total", float64(len(changed))); n != float64(len(changed)) {
 		t.Fatalf("handbacks_total %v, want %d", n, len(changed))
 	}
 	before := loop.writes(t)
