@@ -26,11 +26,11 @@ func PodIndexers() cache.Indexers {
 // nor ',' nor '=' can occur in a namespace, a label key or a label value
 // (the API server validates them), nor NUL in a shape.
 func podGroup(obj any) ([]string, error) {
-	p := PodOf(obj)
-	if p == nil {
+	r, ok := obj.(*PodRecord)
+	if !ok {
 		return nil, nil
 	}
-	return []string{PodGroupKey(p)}, nil
+	return []string{r.groupKey()}, nil
 }
 
 // PodGroupKey is the PodGroupIndex key of a Pod.

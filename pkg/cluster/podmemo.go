@@ -52,11 +52,11 @@ func (c *Cache) TrackPodGroups() cache.ResourceEventHandler {
 }
 
 func (m *podGroupMemo) change(obj any, delta int) {
-	p := PodOf(obj)
-	if p == nil {
+	r, ok := obj.(*PodRecord)
+	if !ok {
 		return
 	}
-	key := PodGroupKey(p)
+	key := r.groupKey()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.members[key] += delta

@@ -41,11 +41,26 @@ type PodRecord struct {
 // caller must not modify it (DeepCopy first), as it must not modify
 // anything the cache hands out.
 func (r *PodRecord) Pod() *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: r.ObjectMeta}
+	p := &corev1.Pod{}
+	r.fill(p)
+	return p
+}
+
+// fill sets the record's fields in p, sharing its values.
+func (r *PodRecord) fill(p *corev1.Pod) {
+	p.ObjectMeta = r.ObjectMeta
 	p.Spec.NodeName, p.Spec.Hostname, p.Spec.Subdomain = r.NodeName, r.Hostname, r.Subdomain
 	p.Spec.Containers, p.Spec.InitContainers = r.Containers, r.InitContainers
 	p.Status.Phase, p.Status.PodIP, p.Status.PodIPs, p.Status.Conditions = r.Phase, r.PodIP, r.PodIPs, r.Conditions
-	return p
+}
+
+// groupKey is PodGroupKey of the record's Pod, built on the stack: the
+// index and the group memo key every Pod event of a webhook's cache, and
+// a Pod on the heap for each was 1,280 bytes of garbage a key.
+func (r *PodRecord) groupKey() string {
+	var p corev1.Pod
+	r.fill(&p)
+	return PodGroupKey(&p)
 }
 
 // GetObjectKind implements runtime.Object: a record has no kind of its own.
