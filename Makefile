@@ -12,7 +12,7 @@ TAGS := $(shell grep -v '^\#' hack/build-tags | paste -sd, -)
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size e2e-node node-if-possible lint demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size e2e-node node-if-possible lint docs docs-check demo control-plane clean
 
 all: build
 
@@ -125,7 +125,17 @@ ENVELOPE_PODS ?= 100000
 bench-envelope: control-plane
 	cd test && ENVELOPE_PODS=$(ENVELOPE_PODS) KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkEnvelope$$' -benchtime 1x -timeout 240m
 
-lint:
+## docs: regenerate the command reference docs/reference/ from the command tree and pkg/help/text
+docs:
+	$(GO) run ./hack/docgen -out docs/reference
+
+## docs-check: fail when docs/reference is not what make docs would write (part of make lint)
+docs-check:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(GO) run ./hack/docgen -out "$$tmp" >/dev/null && \
+	diff -ru docs/reference "$$tmp" || { echo "docs/reference is stale: run make docs and commit it"; exit 1; }
+
+lint: docs-check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	@# The planner, explain, mirror and endpoints packages stay pure: no
