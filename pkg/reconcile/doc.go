@@ -1,10 +1,11 @@
 // Package reconcile is the pure EndpointSlice planner of kubectl-slices.
 //
-// Plan takes one Service, the Pods its selector matched, what is known of the
-// Nodes, the EndpointSlices that exist for the Service and a few options, and
-// returns a Plan: the slices to create, update and delete, the slices left
-// unchanged, a decision for the Service, a decision for every Pod and the
-// warnings the upstream controller would have logged or returned as errors.
+// Compute is the entry point. It takes an Input (one Service, the Pods its
+// selector matched, what is known of the Nodes, the EndpointSlices that
+// exist for the Service) and Options, and returns a Plan: the slices to
+// create, update and delete, the slices left unchanged, a decision for the
+// Service, a decision for every Pod and the warnings the upstream controller
+// would have logged or returned as errors.
 //
 // The rules are those of kube-controller-manager's EndpointSlice controller
 // (k8s.io/endpointslice Reconciler and pkg/controller/endpointslice syncService,
