@@ -152,3 +152,14 @@ func slugOf(heading string) string {
 	}
 	return b.String()
 }
+
+// The README tells the story and links into docs/; the manual lives there.
+func TestReadmeStaysShort(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > 300 {
+		t.Errorf("README.md has %d lines; keep it at most 300 and move the detail into docs/", n)
+	}
+}
