@@ -33,13 +33,7 @@ var proxyCases = flag.Int("proxy-cases", 10000, "random cases of TestProxyExpect
 // conditions and hints, for every family and service port. Inputs whose
 // upstream result depends on Go's map order are drawn again.
 func TestProxyExpectMatchesUpstream(t *testing.T) {
-	// Upstream logs every invalid port and address the generator makes.
-	quiet := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(quiet)
-	_ = quiet.Set("logtostderr", "false")
-	_ = quiet.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
-	defer func() { _ = quiet.Set("logtostderr", "true") }()
+	quietKlog(t)
 	start, redrawn := time.Now(), 0
 	seen := coverage{}
 	for i := 0; i < *proxyCases; i++ {
@@ -121,6 +115,17 @@ func (c coverage) String() string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// quietKlog silences klog for the test: upstream logs every invalid port
+// and address the generators make.
+func quietKlog(t *testing.T) {
+	quiet := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(quiet)
+	_ = quiet.Set("logtostderr", "false")
+	_ = quiet.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
+	t.Cleanup(func() { _ = quiet.Set("logtostderr", "true") })
 }
 
 type proxyInput struct {
