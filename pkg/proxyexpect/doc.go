@@ -38,6 +38,15 @@
 // same one. The AllowServiceExternalIPs feature gate is taken as its
 // default, on.
 //
-// test/upstreamdiff holds it to kube-proxy's own code on random inputs.
+// The package also derives the names kube-proxy gives the chains it
+// programs for a port and an endpoint (iptables KUBE-SVC-, KUBE-SVL-,
+// KUBE-EXT-, KUBE-FW-, KUBE-SEP-; nftables service-, local-, external-,
+// firewall-, endpoint-) and names its nftables maps, so that a node's rules
+// can be read by name rather than dumped.
+//
+// test/upstreamdiff holds the expected set to kube-proxy's own code on
+// random inputs, and the expected set and iptables chain names together to
+// the chains kube-proxy's iptables proxier writes; the nftables names are
+// checked against the vectors of kube-proxy's own tests.
 // The package is pure: no I/O, no clock, inputs never modified.
 package proxyexpect
