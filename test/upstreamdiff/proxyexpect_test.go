@@ -125,7 +125,10 @@ func quietKlog(t *testing.T) {
 	_ = quiet.Set("logtostderr", "false")
 	_ = quiet.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
-	t.Cleanup(func() { _ = quiet.Set("logtostderr", "true") })
+	t.Cleanup(func() {
+		_ = quiet.Set("logtostderr", "true")
+		_ = quiet.Set("stderrthreshold", "ERROR")
+	})
 }
 
 type proxyInput struct {
