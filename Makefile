@@ -37,7 +37,8 @@ node-if-possible:
 unit: fuzz-short
 	$(GO) test ./... -count=1
 	@# Mirroring and legacy Endpoints against kube-controller-manager's own
-	@# controllers; a module of its own, so its dependencies never change
+	@# controllers, kube-proxy's expected set and chains against kube-proxy's
+	@# code; a module of its own, so its dependencies never change
 	@# what the control plane is built from.
 	cd test/upstreamdiff && $(GO) test ./... -count=1
 

@@ -75,14 +75,15 @@ func run(list, only, pkg string, timeout time.Duration) error {
 		if len(m.pkgs) == 0 {
 			mutants[i].pkgs = []string{pkg}
 		}
-		for _, p := range mutants[i].pkgs {
-			if baseline[p] {
-				continue
-			}
-			baseline[p] = true
-			if ok, _, out := test(tmp, []string{p}, timeout); !ok {
-				return fmt.Errorf("the unmutated tests of %s fail, nothing to measure:\n%s", p, out)
-			}
+		// A list may carry flags (-run=TestX) that belong with its
+		// packages: the list is run as a whole, once per distinct list.
+		key := strings.Join(mutants[i].pkgs, " ")
+		if baseline[key] {
+			continue
+		}
+		baseline[key] = true
+		if ok, _, out := test(tmp, mutants[i].pkgs, timeout); !ok {
+			return fmt.Errorf("the unmutated tests of %s fail, nothing to measure:\n%s", key, out)
 		}
 	}
 	bad := 0
@@ -128,11 +129,33 @@ func run(list, only, pkg string, timeout time.Duration) error {
 var failLine = regexp.MustCompile(`(?m)^--- FAIL: (\S+)`)
 
 // test runs the packages' tests and returns whether they passed, the
-// top-level tests that failed and the output.
+// top-level tests that failed and the output. A package of a nested module
+// (test/upstreamdiff has its own go.mod) is tested from that module's
+// directory, where go test finds it.
 func test(dir string, pkgs []string, timeout time.Duration) (bool, []string, string) {
+	ok, killers, out := true, []string(nil), ""
+	for _, m := range byModule(dir, pkgs) {
+		passed, k, o := testIn(m.dir, m.pkgs, timeout)
+		ok, killers, out = ok && passed, append(killers, k...), out+o
+	}
+	return ok, killers, out
+}
+
+func testIn(dir string, pkgs []string, timeout time.Duration) (bool, []string, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
-	args := append(append([]string{"test"}, pkgs...), "-count=1", "-timeout", timeout.String())
+	// Packages first, then flags: go test takes what follows a flag after
+	// the package list for the test binary.
+	args := []string{"test"}
+	var flags []string
+	for _, p := range pkgs {
+		if strings.HasPrefix(p, "-") {
+			flags = append(flags, p)
+		} else {
+			args = append(args, p)
+		}
+	}
+	args = append(append(args, flags...), "-count=1", "-timeout", timeout.String())
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
@@ -143,8 +166,57 @@ func test(dir string, pkgs []string, timeout time.Duration) (bool, []string, str
 	return err == nil, killers, string(out)
 }
 
+type modulePkgs struct {
+	dir  string
+	pkgs []string
+}
+
+// byModule groups package patterns ("./pkg/a", "./test/upstreamdiff/...")
+// by the module that holds them, in the order first named, each pattern
+// made relative to its module's directory. A flag ("-run=TestX") goes with
+// the module of the package before it, so that one slow module can run
+// only the tests that matter while another runs all of its own.
+func byModule(root string, pkgs []string) []modulePkgs {
+	var out []modulePkgs
+	index, last := map[string]int{}, 0
+	for _, p := range pkgs {
+		if strings.HasPrefix(p, "-") && len(out) > 0 {
+			out[last].pkgs = append(out[last].pkgs, p)
+			continue
+		}
+		dir, rel := moduleOf(root, p)
+		i, ok := index[dir]
+		if !ok {
+			i, index[dir] = len(out), len(out)
+			out = append(out, modulePkgs{dir: dir})
+		}
+		out[i].pkgs = append(out[i].pkgs, rel)
+		last = i
+	}
+	return out
+}
+
+// moduleOf returns the directory of the innermost module under root whose
+// go.mod holds the pattern p, and p relative to it.
+func moduleOf(root, p string) (string, string) {
+	path := filepath.Clean(strings.TrimSuffix(p, "/..."))
+	for dir := path; dir != "." && dir != string(filepath.Separator) && !strings.HasPrefix(dir, ".."); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(root, dir, "go.mod")); err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(dir, filepath.Clean(p))
+		if rel == "." {
+			return filepath.Join(root, dir), "."
+		}
+		return filepath.Join(root, dir), "./" + rel
+	}
+	return root, p
+}
+
 // parse reads the mutant list: blocks of "== name", "file: path", an
-// optional "test: ./pkg/a ./pkg/b" (the packages whose tests must kill it),
+// optional "test: ./pkg/a ./pkg/b" (the packages whose tests must kill it;
+// a package may lie in a nested module such as ./test/upstreamdiff, and a
+// flag such as -run=TestX after a package applies to its module's run),
 // then lines "- " (text to replace) and "+ " (its replacement), joined by
 // newlines. "#" starts a comment line.
 func parse(path string) ([]mutant, error) {

@@ -46,3 +46,25 @@ test: ./pkg/apply ./pkg/syncer
 		t.Error("an unknown name was not refused")
 	}
 }
+
+// A package of a nested module is tested from that module's directory:
+// go test refuses it from the root.
+func TestByModule(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"go.mod", "test/upstreamdiff/go.mod"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("module m\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := byModule(root, []string{"./pkg/a", "./test/upstreamdiff", "-run=TestX", "./pkg/b/...", "./test/upstreamdiff/x/..."})
+	want := []modulePkgs{
+		{dir: root, pkgs: []string{"./pkg/a", "./pkg/b/..."}},
+		{dir: filepath.Join(root, "test/upstreamdiff"), pkgs: []string{".", "-run=TestX", "./x/..."}},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(modulePkgs{})); diff != "" {
+		t.Errorf("byModule (-want +got):\n%s", diff)
+	}
+}

@@ -1,8 +1,16 @@
 // Package upstreamdiff holds differential tests of kubectl-slices' pure
-// planners for mirrored EndpointSlices (pkg/mirror) and legacy Endpoints
-// (pkg/endpoints) against kube-controller-manager's own controllers
-// (k8s.io/kubernetes pkg/controller/endpointslicemirroring and
-// pkg/controller/endpoint), run on client-go's fake clientset with random
-// inputs. No API server is needed. It lives in the test module because the
+// cores against Kubernetes' own code on random inputs:
+//
+//   - the planners for mirrored EndpointSlices (pkg/mirror) and legacy
+//     Endpoints (pkg/endpoints) against kube-controller-manager's
+//     controllers (k8s.io/kubernetes pkg/controller/endpointslicemirroring
+//     and pkg/controller/endpoint), run on client-go's fake clientset;
+//   - kube-proxy's expected set per node (pkg/proxyexpect) against
+//     kube-proxy's own path from Services and slices to endpoints
+//     (pkg/proxy: the change trackers, the slice cache,
+//     CategorizeEndpoints), and its chain names against the chains the
+//     iptables proxier writes to a fake iptables.
+//
+// No API server is needed. It lives in a module of its own because the
 // root module must not import k8s.io/kubernetes.
 package upstreamdiff
