@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +59,8 @@ func TestStandbyDatesFromTheObservedChange(t *testing.T) {
 	a := utiltest.NewPod(testNS, "a").Label("app", "web").Node("node-1").IP("10.0.0.1").ReadyAt(hourAgo).Build()
 	b := utiltest.NewPod(testNS, "b").Label("app", "other").Node("node-1").IP("10.0.0.2").ReadyAt(hourAgo).Build()
 	cfg := standby.Config{TakeoverAfter: 5 * time.Second, HandbackHold: 30 * time.Second, ManagedBy: "test-manager"}
-	c, client, _ := startedWith(t, everything, func(o *Options) { o.Standby = &cfg },
+	metrics := NewMetrics(nil)
+	c, client, _ := startedWith(t, everything, func(o *Options) { o.Standby, o.Metrics = &cfg, metrics },
 		node1, svcs[0], svcs[1], a, b, theirs(t, svcs[0], 1, a), theirs(t, svcs[1], 1, a))
 	t0 := time.Now()
 	at := func(d time.Duration) { c.now = func() time.Time { return t0.Add(d) } }
@@ -100,6 +102,11 @@ func TestStandbyDatesFromTheObservedChange(t *testing.T) {
 		return false
 	})
 	check("controller caught up", "ns/web", standby.Standby)
+	// Its lag counts from the relabel the informers delivered, not from
+	// the sync that found the difference.
+	if text := scrape(t, metrics); !strings.Contains(text, "kubectl_slices_controller_lag_seconds_sum 4\n") {
+		t.Fatalf("lag, want 4 s:\n%s", text)
+	}
 	at(15 * time.Second)
 	check("a threshold after the relabel, the controller at work on older changes", "ns/web2", standby.Standby)
 	at(18900 * time.Millisecond)
