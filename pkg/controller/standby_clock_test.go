@@ -117,3 +117,28 @@ func TestStandbyDatesFromTheObservedChange(t *testing.T) {
 		t.Fatalf("a threshold after the controller's last progress: ours %v, state %s", got, c.States()["ns/web2"])
 	}
 }
+
+// A Service with nothing to publish (ExternalName) that gains a selector is
+// not new to the loop: the controller's first slices for it are a new
+// change, dated from now, not from the Service's creation an hour ago.
+func TestStandbyServiceThatGainsASelectorIsNotNew(t *testing.T) {
+	hourAgo := time.Now().Add(-time.Hour)
+	ext := utiltest.NewService(testNS, "web").Port("http", 80, "80").ExternalName("example.com").Created(hourAgo).Build()
+	a := utiltest.NewPod(testNS, "a").Label("app", "web").Node("node-1").IP("10.0.0.1").ReadyAt(hourAgo).Build()
+	cfg := standby.Config{TakeoverAfter: 5 * time.Second, HandbackHold: 30 * time.Second, ManagedBy: "test-manager"}
+	c, client, _ := startedWith(t, everything, func(o *Options) { o.Standby = &cfg }, node1, ext, a)
+	syncUntil(t, c, "ns/web")
+	svc := utiltest.NewService(testNS, "web").Port("http", 80, "80").Selector("app", "web").Created(hourAgo).Build()
+	svc.ResourceVersion = "2"
+	if _, err := client.CoreV1().Services(testNS).Update(context.Background(), svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitCached(t, "the selector", func() bool {
+		s, err := c.cache.Service(context.Background(), testNS, "web")
+		return err == nil && len(s.Spec.Selector) > 0
+	})
+	syncUntil(t, c, "ns/web")
+	if got := oursIn(t, client); len(got) != 0 || c.States()["ns/web"] != standby.Standby {
+		t.Fatalf("a Service that gained a selector: ours %v, state %s", got, c.States()["ns/web"])
+	}
+}

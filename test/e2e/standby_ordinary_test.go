@@ -49,8 +49,8 @@ func (o *ordinary) rendered(svc string) string {
 	return strings.Join(out, " ")
 }
 
-// current waits until the controller publishes what every Service should,
-// and returns how long that took.
+// current waits until the controller's slices of every Service publish
+// what it should, and returns how long that took.
 func (o *ordinary) current(t *testing.T, limit time.Duration) time.Duration {
 	t.Helper()
 	var bad string
@@ -59,8 +59,10 @@ func (o *ordinary) current(t *testing.T, limit time.Duration) time.Duration {
 		by, _ := sliceStates(t, o.cp, o.ns)
 		bad = ""
 		for svc := range o.want {
-			if got, want := by[controllerLabel][svc], o.rendered(svc); got != want {
-				bad = fmt.Sprintf("svc/%s: the controller publishes %q, desired %q", svc, got, want)
+			// A Service with no slices of the controller is not current,
+			// whatever it should publish.
+			if got, ok := by[controllerLabel][svc]; !ok || got != o.rendered(svc) {
+				bad = fmt.Sprintf("svc/%s: the controller publishes %q (slices: %v), desired %q", svc, got, ok, o.rendered(svc))
 				break
 			}
 		}
