@@ -29,13 +29,19 @@ import (
 
 // opened dates a difference the loop has just found: from when the loop
 // observed the change this sync reflects, or now. On the loop's first look
-// at a Service the controller has published no slice for, from the
-// Service's creation: the controller has had since then (a loop started
-// beside a controller that has long failed takes over at once).
+// at a Service, what it observed before (a replica standing by for the
+// lease keeps its observations unsynced for hours) says nothing of this
+// difference: it is dated now, or, for a Service the controller has
+// published no slice for, from the Service's creation: the controller has
+// had since then (a loop started beside a controller that has long failed
+// takes over at once).
 func opened(fresh, published bool, in Input) time.Time {
 	at := in.Observed
-	if fresh && !published && !in.Created.IsZero() {
+	switch {
+	case fresh && !published:
 		at = in.Created
+	case fresh:
+		at = time.Time{}
 	}
 	if at.IsZero() || at.After(in.Now) {
 		return in.Now

@@ -75,7 +75,9 @@ func TestFirstLook(t *testing.T) {
 	if d.Action != Write || d.Event != TakenOver || d.Memory.Fresh {
 		t.Fatalf("never published for minutes: got action %v event %q fresh %v", d.Action, d.Event, d.Memory.Fresh)
 	}
-	first = in(t0, time.Time{}, want, stale)
+	// An observation kept unsynced since long ago (a replica waiting for
+	// the lease) does not date it either.
+	first = in(t0, old, want, stale)
 	first.Created = old
 	d = Decide(cfg, Initial(cfg, first.Live), first)
 	if d.Action != Hold || !d.Memory.Behind.Equal(t0) || d.RequeueAfter != cfg.TakeoverAfter {
