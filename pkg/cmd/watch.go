@@ -44,7 +44,7 @@ func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 	cmd.Flags().DurationVar(&w.SummaryInterval, "summary-interval", time.Minute, "With --watch: print a summary line this often (0 for never)")
 	cmd.Flags().IntVar(&w.Workers, "concurrent-syncs", 5, "With --watch: Services synced at once (as kube-controller-manager's --concurrent-service-endpoint-syncs)")
 	cmd.Flags().BoolVar(&w.Standby, "standby", false, "With --watch: stand by beside kube-controller-manager; write a Service's slices only once the controller has failed it for --takeover-after, and hand them back when it recovers")
-	cmd.Flags().DurationVar(&w.TakeoverAfter, "takeover-after", defaultTakeoverAfter, "With --standby: how long the controller's slices may differ from the desired ones, from the change that caused it, before ours are written")
+	cmd.Flags().DurationVar(&w.TakeoverAfter, "takeover-after", defaultTakeoverAfter, "With --standby: how long the controller's slices may differ from the desired ones, counted from when the loop observed the change and restarted by the controller's progress, before ours are written")
 	cmd.Flags().DurationVar(&w.HandbackHold, "handback-hold", defaultHandbackHold, "With --standby: how long the controller's slices must stay current before ours are deleted")
 }
 

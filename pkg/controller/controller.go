@@ -89,6 +89,9 @@ type Controller struct {
 	mu       sync.Mutex
 	handback map[string]bool // Services whose controller slices were said current
 	standby  map[string]standby.Memory
+	closures standby.Closures // the controller's recent closures, for standby.Decide
+	looked   map[string]bool  // Services the standby core has looked at
+	observed *observed
 	now      func() time.Time
 
 	infs   *cluster.Informers
@@ -128,6 +131,8 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 		report:   opts.Report,
 		handback: map[string]bool{},
 		standby:  map[string]standby.Memory{},
+		looked:   map[string]bool{},
+		observed: newObserved(),
 		now:      time.Now,
 	}
 	if err := ctrl.register(infs); err != nil {
@@ -293,12 +298,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	var sb *standbySync
 	if c.opts.Standby != nil {
 		sb = &standbySync{c: c, key: key}
-		opts.Hold = sb.hold(func() time.Time {
-			if trig == nil {
-				return time.Time{}
+		seen := c.observed.take(key)
+		opts.Hold = sb.hold(seen)
+		// A failed sync's retry still reflects the change seen.
+		defer func() {
+			if sb.decision == nil {
+				c.observed.note(key, seen)
 			}
-			return *trig
-		})
+		}()
 	}
 	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, opts)
 	c.opts.Metrics.PlannedBy("full")
@@ -346,7 +353,7 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 	}
 	c.trigger.Forget(ns, name)
 	c.memos.set(key, nil)
-	c.forgetStandby(key)
+	c.forgetStandby(key, true)
 	if c.opts.WithEndpoints {
 		if err := c.removeEndpoints(ctx, key, ns, name); err != nil {
 			return err

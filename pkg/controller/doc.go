@@ -21,7 +21,9 @@
 // passed), ours while it fails the Service, and ours deleted once its
 // slices have been current for the hold. Every change to the controller's
 // slices queues the Service at once, to see it catch up and measure its
-// lag.
+// lag. The handlers note when they observed a change per Service
+// (observed.go), which dates a difference; the controller's closures of
+// differences are kept for the core to tell a backlog from a failure.
 //
 // A sync plans from the Pods that changed, not the whole Service, where it
 // can (incremental.go): the Pod handlers note which Pods they queued a

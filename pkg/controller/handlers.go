@@ -43,9 +43,9 @@ func (c *Controller) register(infs *cluster.Informers) error {
 			DeleteFunc: c.onServiceDelete,
 		}},
 		{infs.Pods, cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { c.podServices(o, nil) },
+			AddFunc:    func(o any) { c.podServices(o, nil, c.now()) },
 			UpdateFunc: c.onPodUpdate,
-			DeleteFunc: func(o any) { c.podServices(o, nil) },
+			DeleteFunc: func(o any) { c.podServices(o, nil, c.now()) },
 		}},
 		{infs.Slices, cache.ResourceEventHandlerFuncs{
 			AddFunc:    c.onSliceAdd,
@@ -83,7 +83,9 @@ func untomb(obj any) any {
 
 func (c *Controller) onService(obj any) {
 	if svc, ok := untomb(obj).(*corev1.Service); ok && c.selected(svc) {
-		c.queue.Add(svc.Namespace + "/" + svc.Name)
+		key := svc.Namespace + "/" + svc.Name
+		c.noteChange(key, c.now())
+		c.queue.Add(key)
 	}
 }
 
@@ -99,7 +101,9 @@ func (c *Controller) onEndpoints(obj any) {
 	// Ours (--with-endpoints) are kept as the Pods say: an edit is undone,
 	// a delete re-created.
 	if err == nil && (mirror.Applies(svc) || c.oursMarked(ep)) && c.selected(svc) {
-		c.queue.Add(ep.Namespace + "/" + ep.Name)
+		key := ep.Namespace + "/" + ep.Name
+		c.noteChange(key, c.now())
+		c.queue.Add(key)
 	}
 }
 
@@ -120,12 +124,13 @@ func (c *Controller) onPodUpdate(oldObj, newObj any) {
 	if !labels.Equals(o.Labels, n.Labels) {
 		old = o
 	}
-	c.podServices(n, old)
+	c.podServices(n, old, c.now())
 }
 
 // podServices queues, after the batch period, every selected Service whose
-// selector matches pod (or old, the Pod's previous labels).
-func (c *Controller) podServices(obj any, old *cluster.PodRecord) {
+// selector matches pod (or old, the Pod's previous labels); at is when the
+// event was observed.
+func (c *Controller) podServices(obj any, old *cluster.PodRecord, at time.Time) {
 	pod, ok := untomb(obj).(*cluster.PodRecord)
 	if !ok {
 		return
@@ -140,6 +145,7 @@ func (c *Controller) podServices(obj any, old *cluster.PodRecord) {
 		if sel.Matches(labels.Set(pod.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
 			key := svc.Namespace + "/" + svc.Name
 			c.notes.add(key, pod.Name)
+			c.noteChange(key, at)
 			c.queue.AddAfter(key, c.opts.BatchPeriod)
 		}
 	}
@@ -162,8 +168,9 @@ func (c *Controller) nodeServices(obj any) {
 		return
 	}
 	pods, _ := c.cache.Pods.ByIndex(podNodeIndex, node.Name)
+	at := c.now()
 	for _, p := range pods {
-		c.podServices(p, nil)
+		c.podServices(p, nil, at)
 	}
 }
 

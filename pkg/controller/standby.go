@@ -26,8 +26,9 @@ type standbySync struct {
 }
 
 // hold is syncer.Options.Hold in standby mode. It runs once per attempt; the
-// state is committed after the sync (commit), from the last attempt.
-func (s *standbySync) hold(cause func() time.Time) func(in reconcile.Input, plan *reconcile.Plan) string {
+// state is committed after the sync (commit), from the last attempt. seen
+// is when the informers delivered the change this sync reflects.
+func (s *standbySync) hold(seen time.Time) func(in reconcile.Input, plan *reconcile.Plan) string {
 	return func(in reconcile.Input, plan *reconcile.Plan) string {
 		s.decision = nil
 		if in.Service == nil || !plan.Service.Planned() {
@@ -39,12 +40,18 @@ func (s *standbySync) hold(cause func() time.Time) func(in reconcile.Input, plan
 		c := s.c
 		c.mu.Lock()
 		mem, known := c.standby[s.key]
+		looked := c.looked[s.key]
+		progress := c.closures.Latest(mem.Behind)
 		c.mu.Unlock()
 		if !known {
 			mem = standby.Initial(*c.opts.Standby, in.Slices)
+			// A Service the core has looked at before (then with nothing
+			// to publish) is not new to the loop.
+			mem.Fresh = !looked
 		}
 		d := standby.Decide(*c.opts.Standby, mem, standby.Input{
-			Controller: controllerOf(in.Service), Desired: plan.Final(), Live: in.Slices, ServiceUID: in.Service.UID, Cause: cause(), Now: c.now(),
+			Controller: controllerOf(in.Service), Desired: plan.Final(), Live: in.Slices, ServiceUID: in.Service.UID,
+			Observed: seen, Created: in.Service.CreationTimestamp.Time, Progress: progress, Now: c.now(),
 		})
 		s.decision = &d
 		if d.Action == standby.Write {
@@ -73,7 +80,7 @@ func (s *standbySync) commit(ctx context.Context, out syncer.Outcome) error {
 	c, d := s.c, s.decision
 	if d == nil {
 		if out.Err == nil && out.Plan != nil && !out.Plan.Service.Planned() {
-			c.forgetStandby(s.key)
+			c.forgetStandby(s.key, false)
 		}
 		return nil
 	}
@@ -88,6 +95,10 @@ func (s *standbySync) commit(ctx context.Context, out syncer.Outcome) error {
 	}
 	c.mu.Lock()
 	c.standby[s.key] = d.Memory
+	c.looked[s.key] = true
+	if d.Closed {
+		c.closures.Add(standby.Closure{Opened: d.Opened, Closed: c.now()}, c.opts.Standby.TakeoverAfter)
+	}
 	counts := c.stateCounts()
 	c.mu.Unlock()
 	m := c.opts.Metrics
@@ -118,12 +129,22 @@ func (c *Controller) tell(svc *corev1.Service, reason, msg string) {
 }
 
 // forgetStandby drops a Service's state (deleted, or nothing to publish).
-func (c *Controller) forgetStandby(key string) {
+// A Service with nothing to publish stays looked at: when it gains
+// something (a selector, an Endpoints object) the controller's first
+// slices are a new change, not one the controller has had since the
+// Service's creation.
+func (c *Controller) forgetStandby(key string, deleted bool) {
 	if c.opts.Standby == nil {
 		return
 	}
 	c.mu.Lock()
 	delete(c.standby, key)
+	if deleted {
+		delete(c.looked, key)
+		c.observed.forget(key)
+	} else {
+		c.looked[key] = true
+	}
 	counts := c.stateCounts()
 	c.mu.Unlock()
 	c.opts.Metrics.SetStates(counts)

@@ -28,8 +28,9 @@ var States = []State{Standby, Serving, HandingBack}
 // Config is the loop's standby configuration.
 type Config struct {
 	// TakeoverAfter is how long the controller's slices may differ from the
-	// desired ones, counted from the change that caused the difference,
-	// before ours are written.
+	// desired ones, counted from when the loop observed the change that
+	// caused the difference (and again from any progress the controller
+	// shows, clock.go), before ours are written.
 	TakeoverAfter time.Duration
 	// HandbackHold is how long the controller's slices must stay current
 	// before ours are deleted, so that a recovering controller that fails
@@ -42,12 +43,22 @@ type Config struct {
 // Memory is what the loop keeps of a Service from one sync to the next.
 type Memory struct {
 	State State
-	// Behind is when the change the controller has not reflected yet
-	// happened; zero while its slices are current.
+	// Behind is when the loop observed the change the controller has not
+	// reflected yet (the difference opened); zero while its slices are
+	// current.
 	Behind time.Time
+	// Since is when the takeover clock of the open difference last
+	// started: Behind, or later when the controller showed it was at work
+	// (see Decide).
+	Since time.Time
+	// Theirs fingerprints the controller's slices as last seen while
+	// behind: a change is the controller writing this Service.
+	Theirs string
 	// CurrentSince is, while HandingBack, since when the controller's
 	// slices have been current.
 	CurrentSince time.Time
+	// Fresh: the loop has not looked at the Service yet (Initial).
+	Fresh bool
 }
 
 // Input is one sync's view of a Service.
@@ -63,11 +74,20 @@ type Input struct {
 	// another Service of the same name (deleted, about to be collected)
 	// do not publish this one.
 	ServiceUID types.UID
-	// Cause is when the change this sync reflects happened (a Pod's Ready
-	// transition, the Service's creation); zero when unknown, and then the
-	// difference is dated now.
-	Cause time.Time
-	Now   time.Time
+	// Observed is when the loop's informers delivered the earliest change
+	// this sync reflects (the loop's clock, never an object's timestamp,
+	// which a relabel or a selector switch leaves old); zero when none (a
+	// slice event), and then a difference is dated now.
+	Observed time.Time
+	// Created is the Service's creation (set by the API server): on the
+	// loop's first look at a Service the controller has published no
+	// slice for, the difference is dated from it.
+	Created time.Time
+	// Progress is the latest time the controller closed a difference
+	// (of any Service) that the loop had observed no later than this
+	// Service's open one (Closures.Latest of Memory.Behind).
+	Progress time.Time
+	Now      time.Time
 }
 
 // Action is what the loop does with the plan.
@@ -107,6 +127,8 @@ type Decision struct {
 	// for Lag (from the change that caused the difference to now).
 	Closed bool
 	Lag    time.Duration
+	// Opened is, when Closed, when the closed difference opened.
+	Opened time.Time
 	// Reason says why, in one line, for holds and events.
 	Reason string
 	// Judgement compares the live slices of each manager.
@@ -119,10 +141,10 @@ type Decision struct {
 func Initial(cfg Config, live []*discovery.EndpointSlice) Memory {
 	for _, s := range live {
 		if s.DeletionTimestamp == nil && s.Labels[discovery.LabelManagedBy] == cfg.ManagedBy {
-			return Memory{State: Serving}
+			return Memory{State: Serving, Fresh: true}
 		}
 	}
-	return Memory{State: Standby}
+	return Memory{State: Standby, Fresh: true}
 }
 
 // Decide moves a Service's state on one sync.
@@ -130,18 +152,22 @@ func Decide(cfg Config, prev Memory, in Input) Decision {
 	hb := explain.JudgeHandbackTo(owned(in.Live, in.ServiceUID, cfg.ManagedBy), cfg.ManagedBy, in.Controller, in.Desired)
 	current := len(hb.Controller) > 0 && hb.Current
 	m := prev
+	m.Fresh = false
 	d := Decision{Judgement: hb}
+	theirs := fingerprint(hb.Controller)
 	switch {
 	case current && !m.Behind.IsZero():
-		d.Closed, d.Lag = true, nonNegative(in.Now.Sub(m.Behind))
-		m.Behind = time.Time{}
-	case !current && m.Behind.IsZero():
-		m.Behind = in.Cause
-		if m.Behind.IsZero() || m.Behind.After(in.Now) {
-			m.Behind = in.Now
-		}
+		d.Closed, d.Lag, d.Opened = true, nonNegative(in.Now.Sub(m.Behind)), m.Behind
+		m.Behind, m.Since, m.Theirs = time.Time{}, time.Time{}, ""
+	case current:
+	case m.Behind.IsZero():
+		m.Behind = opened(prev.Fresh, len(hb.Controller) > 0, in)
+		m.Since, m.Theirs = m.Behind, theirs
+	default:
+		m.Since = restarted(m, theirs, in)
+		m.Theirs = theirs
 	}
-	behind := nonNegative(in.Now.Sub(m.Behind))
+	behind := nonNegative(in.Now.Sub(m.Since))
 	if m.State == Standby && len(hb.Ours) > 0 {
 		// Slices of ours in standby (a hand-back whose delete failed, a
 		// one-shot sync): they are handed back the same careful way.
@@ -186,11 +212,11 @@ func Decide(cfg Config, prev Memory, in Input) Decision {
 		case behind >= cfg.TakeoverAfter:
 			m.State = Serving
 			d.Action, d.Event = Write, TakenOver
-			d.Reason = takeoverReason(hb, in.Controller, behind)
+			d.Reason = takeoverReason(hb, in.Controller, nonNegative(in.Now.Sub(m.Behind)), behind)
 		default:
 			d.Action = Hold
 			d.RequeueAfter = cfg.TakeoverAfter - behind
-			d.Reason = fmt.Sprintf("kube-controller-manager's slices are %s behind; taking over at %s", round(behind), cfg.TakeoverAfter)
+			d.Reason = fmt.Sprintf("kube-controller-manager's slices differ, with no progress for %s; taking over at %s", round(behind), cfg.TakeoverAfter)
 		}
 	}
 	d.Memory = m
@@ -223,12 +249,12 @@ func ownedByOther(s *discovery.EndpointSlice, uid types.UID) bool {
 	return false
 }
 
-func takeoverReason(hb explain.Handback, controller string, behind time.Duration) string {
+func takeoverReason(hb explain.Handback, controller string, behind, idle time.Duration) string {
 	who := "kube-controller-manager"
 	if len(hb.Controller) == 0 {
 		return fmt.Sprintf("%s has published no slices (%s) for %s", who, controller, round(behind))
 	}
-	return fmt.Sprintf("%s's slices have not published the desired endpoints for %s", who, round(behind))
+	return fmt.Sprintf("%s's slices have not published the desired endpoints for %s, with no progress for %s", who, round(behind), round(idle))
 }
 
 func nonNegative(d time.Duration) time.Duration {

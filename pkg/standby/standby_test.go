@@ -30,8 +30,8 @@ func slice(managedBy string, ready ...bool) *discovery.EndpointSlice {
 	return s
 }
 
-func in(now time.Time, cause time.Time, desired *discovery.EndpointSlice, live ...*discovery.EndpointSlice) Input {
-	return Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{desired}, Live: live, Cause: cause, Now: now}
+func in(now time.Time, observed time.Time, desired *discovery.EndpointSlice, live ...*discovery.EndpointSlice) Input {
+	return Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{desired}, Live: live, Observed: observed, Now: now}
 }
 
 func TestStandbyHoldsWhileControllerCurrent(t *testing.T) {
@@ -42,9 +42,9 @@ func TestStandbyHoldsWhileControllerCurrent(t *testing.T) {
 	}
 }
 
-// The age of a difference starts at the change that caused it: a change 3 s
-// old waits 2 s more; one older than the threshold is taken over at once.
-func TestTakeoverCountsFromTheCause(t *testing.T) {
+// The age of a difference starts when the loop observed the change that
+// caused it: a change observed 3 s ago waits 2 s more.
+func TestTakeoverCountsFromTheObservation(t *testing.T) {
 	want := slice(ours, true, true)
 	stale := slice(reconcile.ControllerManagedBy, true, false)
 	d := Decide(cfg, Memory{State: Standby}, in(t0, t0.Add(-3*time.Second), want, stale))
@@ -52,18 +52,43 @@ func TestTakeoverCountsFromTheCause(t *testing.T) {
 		t.Fatalf("3 s behind: got action %v state %s requeue %s", d.Action, d.Memory.State, d.RequeueAfter)
 	}
 	if !d.Memory.Behind.Equal(t0.Add(-3 * time.Second)) {
-		t.Fatalf("behind since %s, want the cause", d.Memory.Behind)
+		t.Fatalf("behind since %s, want the observation", d.Memory.Behind)
 	}
-	// Requeued: no new change (zero cause), the remembered one counts.
+	// Requeued: no new change (zero observation), the remembered one counts.
 	d = Decide(cfg, d.Memory, in(t0.Add(2*time.Second), time.Time{}, want, stale))
 	if d.Action != Write || d.Memory.State != Serving || d.Event != TakenOver {
 		t.Fatalf("at the threshold: got action %v state %s event %q", d.Action, d.Memory.State, d.Event)
 	}
-	// A restarted loop (Initial) whose first sync sees an old change.
-	m := Initial(cfg, []*discovery.EndpointSlice{stale})
-	d = Decide(cfg, m, in(t0, t0.Add(-10*time.Minute), want, stale))
-	if d.Action != Write || d.Event != TakenOver {
-		t.Fatalf("failed for minutes: got action %v event %q", d.Action, d.Event)
+}
+
+// On the loop's first look at a Service: one the controller has published
+// no slice for is dated from the Service's creation (taken over at once
+// when that is older than the threshold); one whose controller slices
+// differ is dated now, whatever the Service's age.
+func TestFirstLook(t *testing.T) {
+	want := slice(ours, true, true)
+	stale := slice(reconcile.ControllerManagedBy, true, false)
+	old := t0.Add(-10 * time.Minute)
+	first := in(t0, time.Time{}, want)
+	first.Created = old
+	d := Decide(cfg, Initial(cfg, nil), first)
+	if d.Action != Write || d.Event != TakenOver || d.Memory.Fresh {
+		t.Fatalf("never published for minutes: got action %v event %q fresh %v", d.Action, d.Event, d.Memory.Fresh)
+	}
+	// An observation kept unsynced since long ago (a replica waiting for
+	// the lease) does not date it either.
+	first = in(t0, old, want, stale)
+	first.Created = old
+	d = Decide(cfg, Initial(cfg, first.Live), first)
+	if d.Action != Hold || !d.Memory.Behind.Equal(t0) || d.RequeueAfter != cfg.TakeoverAfter {
+		t.Fatalf("published but stale on the first look: got %+v", d)
+	}
+	// Not the first look: the Service's age does not count.
+	later := in(t0, time.Time{}, want)
+	later.Created = old
+	d = Decide(cfg, Memory{State: Standby}, later)
+	if d.Action != Hold || !d.Memory.Behind.Equal(t0) {
+		t.Fatalf("no slices after a first look: got %+v", d)
 	}
 }
 
