@@ -136,7 +136,7 @@ func TestAuditMirroredMissingAndController(t *testing.T) {
 	}
 
 	theirs := list.Items[1].DeepCopy()
-	theirs.Name, theirs.ResourceVersion = "ext-mirror", ""
+	theirs.Name, theirs.ResourceVersion, theirs.ManagedFields = "ext-mirror", "", nil
 	theirs.Labels[discovery.LabelManagedBy] = reconcile.MirroringManagedBy
 	client = fake.NewClientset(s, ep, theirs)
 	if r, err = Audit(ctx, client, "shop", reconcile.DefaultOptions()); err != nil || !r.Healthy {
@@ -174,4 +174,34 @@ func TestAuditWithoutEndpointsRights(t *testing.T) {
 
 func forbidden(verb, resource string) error {
 	return apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", fmt.Errorf("user cannot %s %s", verb, resource))
+}
+
+// check flags a mirrored slice under the mirroring controller's value that
+// another field manager wrote (a hint: the name is the client's), and not
+// the one kube-controller-manager's field manager wrote.
+func TestAuditForeignWriter(t *testing.T) {
+	ctx := context.Background()
+	s, ep := external("10.9.0.1")
+	client := fake.NewClientset(s, ep)
+	seed(t, client, s, reconcile.DefaultManagedBy)
+	list, _ := client.DiscoveryV1().EndpointSlices("shop").List(ctx, metav1.ListOptions{})
+	if len(list.Items) != 1 {
+		t.Fatalf("seeded %d slices, want 1", len(list.Items))
+	}
+	if err := client.DiscoveryV1().EndpointSlices("shop").Delete(ctx, list.Items[0].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, fm := range []string{"kube-controller-manager", "kubectl-create"} {
+		c := list.Items[0].DeepCopy()
+		c.Name, c.ResourceVersion, c.ManagedFields = "ext-"+fm, "", nil
+		c.Labels[discovery.LabelManagedBy] = reconcile.MirroringManagedBy
+		if _, err := client.DiscoveryV1().EndpointSlices("shop").Create(ctx, c, metav1.CreateOptions{FieldManager: fm}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Audit(ctx, client, "shop", reconcile.DefaultOptions())
+	if err != nil || kinds(r) != "ext ForeignWriter" || strings.Join(r.Findings[0].Slices, ",") != "ext-kubectl-create" ||
+		r.Findings[0].Command != "kubectl delete endpointslice -n shop ext-kubectl-create" {
+		t.Fatalf("findings %+v, %v", r.Findings, err)
+	}
 }

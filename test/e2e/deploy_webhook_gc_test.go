@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"syscall"
@@ -198,4 +199,54 @@ func TestDeployWebhookCollector(t *testing.T) {
 			t.Errorf("the controller's slices were written by %v", writers)
 		}
 	})
+}
+
+// Without the webhook, check flags a slice under the controller's value
+// whose managedFields name another writer, and says it is a hint: one
+// written with kube-controller-manager's field manager, a name any client
+// may send, passes.
+func TestCheckForeignWriter(t *testing.T) {
+	ns := newNamespace(t, shared)
+	mustService(t, shared, service(ns, "web"))
+	mustPods(t, shared, ns, podSpec("web", 0, 74))
+	slices(t, "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	ours := listSlices(t, shared, ns, "web", oursLabel)[0]
+	forged := ours.DeepCopy()
+	forged.ObjectMeta = metav1.ObjectMeta{Name: "web-forged", Namespace: ns, Labels: map[string]string{
+		discovery.LabelManagedBy: controllerLabel, discovery.LabelServiceName: "web"}}
+	forged.TypeMeta = metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"}
+	b, err := yaml.Marshal(forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, shared, "create", "-f", writeFile(t, "forged.yaml", string(b))).mustCode(t, 0)
+	copySlice(t, shared, ours, "web-claimed", controllerLabel, nil)
+
+	r := slices(t, "check", "-n", ns, "-o", "json").mustCode(t, 1)
+	var report struct {
+		Findings []struct {
+			Service, Kind, Message, Command string
+			Slices                          []string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
+		t.Fatalf("%v\n%s", err, r.Stdout)
+	}
+	var foreign []string
+	for _, f := range report.Findings {
+		if f.Kind != "ForeignWriter" {
+			continue
+		}
+		foreign = append(foreign, f.Service+" "+strings.Join(f.Slices, ","))
+		if !strings.Contains(f.Message, "web-forged: kubectl-create") || !strings.Contains(f.Message, "proves nothing") ||
+			f.Command != "kubectl delete endpointslice -n "+ns+" web-forged" {
+			t.Errorf("finding %+v", f)
+		}
+	}
+	if fmt.Sprint(foreign) != "[web web-forged]" {
+		t.Errorf("ForeignWriter findings %v, want [web web-forged]\n%s", foreign, r.Stdout)
+	}
+	if r := slices(t, "check", "-n", ns).mustCode(t, 1); !containsLine(r.Stdout, ns, "web", "ForeignWriter") {
+		t.Errorf("the table lacks the finding:\n%s", r.Stdout)
+	}
 }
