@@ -61,4 +61,3 @@ func TestForeignWriters(t *testing.T) {
 		t.Fatalf("under the controller's value: %+v", got)
 	}
 }
-
