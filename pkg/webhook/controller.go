@@ -31,8 +31,10 @@ var DefaultControllerUsers = []string{
 
 // guardController refuses a CREATE or UPDATE of a slice that carries a
 // controller's value, before or after, unless the writer (as the API server
-// authenticated it) is one of ControllerUsers. A value we write ourselves
-// (ManagedBy set to a controller's) is ours to guard, not this rule's.
+// authenticated it) is one of ControllerUsers. Values we write ourselves (a
+// ManagedBy set to a controller's writes both, reconcile.OurValues) are
+// not this rule's: kubectl-slices runs under them when the controllers are
+// off for good.
 func (g Guard) guardController(w SliceWrite) Verdict {
 	mgr := g.controllerValue(w.New)
 	if mgr == "" && w.Old != nil {
@@ -50,10 +52,10 @@ func (g Guard) guardController(w SliceWrite) Verdict {
 }
 
 // controllerValue is s's managed-by value when it is a controller's and not
-// ours, else "".
+// one we write, else "".
 func (g Guard) controllerValue(s *discovery.EndpointSlice) string {
 	mgr := s.Labels[discovery.LabelManagedBy]
-	if mgr == g.ManagedBy || !slices.Contains(ControllerValues, mgr) {
+	if reconcile.IsOurs(mgr, g.ManagedBy) || !slices.Contains(ControllerValues, mgr) {
 		return ""
 	}
 	return mgr

@@ -169,6 +169,8 @@ func TestGuardController(t *testing.T) {
 		// Under a controller's value the loop writes it: ours to guard.
 		{"our value is the controller's", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
 			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "admin"}, true, nil},
+		{"our value is the controller's: the mirrored kind", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-slices", User: "admin"}, true, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
