@@ -205,3 +205,30 @@ func TestAuditForeignWriter(t *testing.T) {
 		t.Fatalf("findings %+v, %v", r.Findings, err)
 	}
 }
+
+// The controllers' slices are read a page at a time, every page: a flagged
+// slice on the last page is reported.
+func TestForeignWritersPaged(t *testing.T) {
+	client := fake.NewClientset()
+	page := func(name, manager, next string) *discovery.EndpointSliceList {
+		s := discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
+			Labels:        map[string]string{discovery.LabelManagedBy: reconcile.ControllerManagedBy, discovery.LabelServiceName: "web"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: manager}}}}
+		return &discovery.EndpointSliceList{ListMeta: metav1.ListMeta{Continue: next}, Items: []discovery.EndpointSlice{s}}
+	}
+	pages := map[string]*discovery.EndpointSliceList{"": page("web-a", "kube-controller-manager", "p2"), "p2": page("web-b", "kubectl-create", "")}
+	var asked []string
+	client.PrependReactor("list", "endpointslices", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		opts := a.(k8stesting.ListActionImpl).ListOptions
+		asked = append(asked, fmt.Sprintf("%s limit=%d continue=%q", opts.LabelSelector, opts.Limit, opts.Continue))
+		return true, pages[opts.Continue], nil
+	})
+	got, err := foreignWriters(context.Background(), client, "shop", reconcile.DefaultManagedBy)
+	if err != nil || len(got) != 1 || strings.Join(got[0].Slices, ",") != "web-b" {
+		t.Fatalf("findings %+v, %v", got, err)
+	}
+	sel := "endpointslice.kubernetes.io/managed-by in (endpointslice-controller.k8s.io,endpointslicemirroring-controller.k8s.io)"
+	if want := []string{sel + ` limit=500 continue=""`, sel + ` limit=500 continue="p2"`}; fmt.Sprint(asked) != fmt.Sprint(want) {
+		t.Errorf("lists %q, want %q", asked, want)
+	}
+}
