@@ -33,6 +33,11 @@ func TestDeployArgsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	modes["webhook"] = withHook
+	withControllers, err := deploy.WithWebhook(modes["cluster"], cluster, deploy.TLS{CertManager: true}, deploy.Allowed{ControllerUsers: []string{"system:kube-controller-manager", "kcm-x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes["webhook with controller users"] = withControllers
 	patch, err := deploy.SidecarPatch(deploy.SidecarOptions{Namespace: "ops", Workload: deploy.Workload{Resource: "deployment", Name: "web"}, Image: "img", HealthPort: 8080})
 	if err != nil {
 		t.Fatal(err)

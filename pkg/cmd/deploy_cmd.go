@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,7 @@ type DeployOptions struct {
 	CertManager     bool
 	AllowUsers      []string
 	AllowGroups     []string
+	ControllerUsers []string
 	Output          string
 	// namespace is where the manifests go; ownNamespace says it is
 	// kubectl-slices' own, which cluster mode creates.
@@ -60,6 +62,7 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
 	f.StringSliceVar(&o.AllowUsers, "allow-user", nil, "With --webhook: users besides the loop's ServiceAccount who may write our EndpointSlices (with kubectl slices sync)")
 	f.StringSliceVar(&o.AllowGroups, "allow-group", nil, "With --webhook: groups whose members may write our EndpointSlices (with kubectl slices sync), e.g. system:masters")
+	f.StringSliceVar(&o.ControllerUsers, "controller-user", webhook.DefaultControllerUsers, "With --webhook: the only users who may write EndpointSlices labelled with kube-controller-manager's managed-by values (its own user, and its controllers' ServiceAccounts with --use-service-account-credentials); empty leaves them unguarded")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
@@ -78,6 +81,12 @@ func (o *DeployOptions) Validate() error {
 		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
 	}
 	if err := o.request().Validate(webhook.CheckAllowed); err != nil {
+		return exit.Usagef("%v", err)
+	}
+	if !slices.Equal(o.ControllerUsers, webhook.DefaultControllerUsers) && !o.Webhook {
+		return exit.Usagef("--controller-user goes with --webhook")
+	}
+	if err := webhook.CheckControllerUsers(o.ControllerUsers); err != nil {
 		return exit.Usagef("%v", err)
 	}
 	return nil
@@ -99,7 +108,7 @@ func (o *DeployOptions) Complete(c *cobra.Command, _ []string) error {
 func (o *DeployOptions) request() deploy.Request {
 	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
 		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
-		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups}}
+		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups, ControllerUsers: o.ControllerUsers}}
 }
 
 // Run prints the manifests; a sidecar's next step goes to stderr, as

@@ -44,7 +44,13 @@ authenticated it, is allowed (a user named by --allow-user, a member of a group 
 --allow-group; 'sync --watch' also allows its own user) AND writes with kubectl-slices'
 field manager (--field-manager): anyone can send a field manager, so it never admits a
 writer alone; it tells an allowed writer's sync from a hand edit the next sync would undo.
-DELETE is always allowed.
+It also refuses a CREATE or UPDATE of a slice labelled with kube-controller-manager's values
+(endpointslice-controller.k8s.io, endpointslicemirroring-controller.k8s.io) unless the
+writer is one of --controller-user (the controller manager's user and its controllers'
+ServiceAccounts by default): a label is the client's word, and a forged controller slice
+would make the loop hand a Service back. DELETE is always allowed, and so is an update
+that changes only ownerReferences and removes finalizers (the garbage collector's writes),
+whoever makes it: it gives no one more than DELETE.
 
 Service findings name Pods, their labels, owners and ports only to a writer who may list
 Pods in the namespace (a SubjectAccessReview, cached per user and namespace for 30 s,
@@ -53,7 +59,9 @@ Pods in the namespace (a SubjectAccessReview, cached per user and namespace for 
 The certificate and key are re-read when the files change, so a rotated certificate is
 served without a restart. Register the paths with a ValidatingWebhookConfiguration
 (Services: failurePolicy Ignore; EndpointSlices: failurePolicy Fail with an
-objectSelector on the managed-by label, sideEffects None). 'sync --watch' takes the
+objectSelector on the managed-by label, sideEffects None; the controllers' slices in a
+webhook of their own with failurePolicy Ignore, so that the controller keeps writing when
+this one is down). 'sync --watch' takes the
 same flags to serve the webhook from the watch loop's cache.`,
 		Example: help.Text("webhook.example"),
 		Args:    cobra.NoArgs,

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
+	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
 // WebhookFlags are the admission webhook's flags, on `webhook` and on
@@ -17,4 +18,5 @@ func addWebhookFlags(cmd *cobra.Command, w *WebhookFlags) {
 	cmd.Flags().StringSliceVar(&w.DenyOn, "deny-on", nil, "Service findings that deny the write instead of warning (comma-separated, e.g. NoPods,PortNotFound)")
 	cmd.Flags().StringSliceVar(&w.AllowUsers, "allow-user", nil, "Users (as the API server authenticates them, e.g. system:serviceaccount:NS:NAME) allowed to write our EndpointSlices with kubectl-slices' field manager")
 	cmd.Flags().StringSliceVar(&w.AllowGroups, "allow-group", nil, "Groups (e.g. system:masters, or your operators' group) whose members may write our EndpointSlices with kubectl-slices' field manager")
+	cmd.Flags().StringSliceVar(&w.ControllerUsers, "controller-user", webhook.DefaultControllerUsers, "Users (as the API server authenticates them) who alone may write EndpointSlices labelled with kube-controller-manager's managed-by values; an empty value leaves those unguarded")
 }

@@ -31,6 +31,10 @@ func TestWebhookUsageErrors(t *testing.T) {
 		{append([]string{"webhook", "--allow-user", "alice,,bob"}, tls...), "--allow-user must name a user"},
 		{[]string{"deploy", "--webhook", "--allow-group", "system:unauthenticated"}, "every anonymous request"},
 		{[]string{"deploy", "--allow-group", "ops"}, "--allow-user and --allow-group go with --webhook"},
+		{append([]string{"webhook", "--controller-user", "system:kube-controller-manager,"}, tls...), "--controller-user must name a user"},
+		{[]string{"sync", "--all", "--watch", "--controller-user", "kcm"}, "the webhook needs"},
+		{[]string{"deploy", "--controller-user", "kcm"}, "--controller-user goes with --webhook"},
+		{[]string{"deploy", "--webhook", "--controller-user", "kcm,,x"}, "--controller-user must name a user"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
@@ -16,13 +17,18 @@ type WebhookSettings struct {
 	// AllowUsers and AllowGroups may write our slices besides the field
 	// managers of kubectl-slices' own writes.
 	AllowUsers, AllowGroups []string
+	// ControllerUsers alone may write slices under the controllers'
+	// managed-by values: webhook.DefaultControllerUsers when nil, no one
+	// guarded when empty (--controller-user="").
+	ControllerUsers []string
 }
 
 // Validate checks the settings; required says the webhook is the command's
 // whole point (standalone) rather than an addition to sync --watch, where
 // none given means no webhook.
 func (s WebhookSettings) Validate(required bool) error {
-	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0
+	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0 ||
+		(s.ControllerUsers != nil && !slices.Equal(s.ControllerUsers, webhook.DefaultControllerUsers))
 	if !required && !set {
 		return nil
 	}
@@ -30,6 +36,9 @@ func (s WebhookSettings) Validate(required bool) error {
 		return fmt.Errorf("the webhook needs --webhook-addr, --tls-cert-file and --tls-private-key-file")
 	}
 	if err := webhook.CheckAllowed(s.AllowUsers, s.AllowGroups); err != nil {
+		return err
+	}
+	if err := webhook.CheckControllerUsers(s.ControllerUsers); err != nil {
 		return err
 	}
 	if _, err := webhook.ParseKinds(s.DenyOn); err != nil {
@@ -44,7 +53,12 @@ func (s WebhookSettings) Validate(required bool) error {
 // write.
 func (s WebhookSettings) Webhook(plan reconcile.Options, fieldManagers []string) *Webhook {
 	denyOn, _ := webhook.ParseKinds(s.DenyOn) // Validate parsed them
+	controllers := s.ControllerUsers
+	if controllers == nil {
+		controllers = webhook.DefaultControllerUsers
+	}
 	return &Webhook{Addr: s.Addr, CertFile: s.CertFile, KeyFile: s.KeyFile,
 		Handler: &webhook.Handler{Plan: plan, DenyOn: denyOn,
-			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: s.AllowUsers, Groups: s.AllowGroups}}}
+			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: s.AllowUsers, Groups: s.AllowGroups,
+				ControllerUsers: controllers}}}
 }

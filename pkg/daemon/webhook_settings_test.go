@@ -24,6 +24,10 @@ func TestWebhookSettingsValidate(t *testing.T) {
 		{"deny-on alone beside the loop", WebhookSettings{DenyOn: []string{"NoPods"}}, false, "needs --webhook-addr"},
 		{"a known finding", with(func(s *WebhookSettings) { s.DenyOn = []string{"NoPods"} }), true, ""},
 		{"an unknown finding", with(func(s *WebhookSettings) { s.DenyOn = []string{"Nope"} }), true, "--deny-on: "},
+		{"default controller users beside the loop", WebhookSettings{ControllerUsers: webhook.DefaultControllerUsers}, false, ""},
+		{"controller users alone beside the loop", WebhookSettings{ControllerUsers: []string{"kcm"}}, false, "needs --webhook-addr"},
+		{"no controller users", with(func(s *WebhookSettings) { s.ControllerUsers = []string{} }), true, ""},
+		{"an empty controller user", with(func(s *WebhookSettings) { s.ControllerUsers = []string{"kcm", ""} }), true, "--controller-user must name a user"},
 		{"everyone allowed", with(func(s *WebhookSettings) { s.AllowGroups = []string{"system:authenticated"} }), true, "--allow-group system:authenticated"},
 	}
 	for _, c := range cases {
@@ -44,5 +48,16 @@ func TestWebhookSettingsWebhook(t *testing.T) {
 		g.ManagedBy != "team-x" || w.Handler.Plan.ManagedBy != "team-x" || strings.Join(g.FieldManagers, ",") != "kubectl-slices" ||
 		strings.Join(g.Users, ",") != "alice" || strings.Join(g.Groups, ",") != "ops" {
 		t.Errorf("%+v, guard %+v", w, g)
+	}
+	if strings.Join(g.ControllerUsers, ",") != strings.Join(webhook.DefaultControllerUsers, ",") {
+		t.Errorf("controller users by default: %v", g.ControllerUsers)
+	}
+	s.ControllerUsers = []string{"kcm-x"}
+	if got := s.Webhook(plan, nil).Handler.Guard.ControllerUsers; strings.Join(got, ",") != "kcm-x" {
+		t.Errorf("controller users given: %v", got)
+	}
+	s.ControllerUsers = []string{}
+	if got := s.Webhook(plan, nil).Handler.Guard.ControllerUsers; len(got) != 0 {
+		t.Errorf("no controller users: %v", got)
 	}
 }

@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -22,6 +24,8 @@ const (
 	servicesPath     = "/validate/services"
 	sliceWritesPath  = "/validate/endpointslices"
 	managedByLabel   = "endpointslice.kubernetes.io/managed-by"
+	controllerValue  = "endpointslice-controller.k8s.io"
+	mirroringValue   = "endpointslicemirroring-controller.k8s.io"
 	certManagerGroup = "cert-manager.io/v1"
 )
 
@@ -77,13 +81,16 @@ func WithWebhook(objs []runtime.Object, o Options, tls TLS, allowed Allowed) ([]
 			Data:       map[string][]byte{corev1.TLSCertKey: tls.CertPEM, corev1.TLSPrivateKeyKey: tls.KeyPEM},
 		})
 	}
-	return append(out, webhookConfigs(o.Namespace, tls)...), nil
+	return append(out, webhookConfigs(o.Namespace, tls, allowed.ControllerUsers)...), nil
 }
 
 // Allowed are the identities, besides the loop's ServiceAccount, that the
-// webhook lets write our slices (its --allow-user and --allow-group).
+// webhook lets write our slices (its --allow-user and --allow-group), and
+// those it lets write slices under the controllers' managed-by values (its
+// --controller-user; none leaves those unguarded).
 type Allowed struct {
-	Users, Groups []string
+	Users, Groups   []string
+	ControllerUsers []string
 }
 
 // withWebhookRights returns a copy of the ClusterRole with the rights the
@@ -117,6 +124,14 @@ func serveWebhook(d *appsv1.Deployment, allowed Allowed) *appsv1.Deployment {
 	}
 	for _, g := range allowed.Groups {
 		c.Args = append(c.Args, "--allow-group="+g)
+	}
+	// Named, not left to the image's default: the registration's match
+	// condition (webhookConfigs) names the same users.
+	if len(allowed.ControllerUsers) == 0 {
+		c.Args = append(c.Args, "--controller-user=")
+	}
+	for _, u := range allowed.ControllerUsers {
+		c.Args = append(c.Args, "--controller-user="+u)
 	}
 	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "webhook", ContainerPort: WebhookPort, Protocol: corev1.ProtocolTCP})
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "tls", MountPath: tlsDir, ReadOnly: true})
@@ -172,8 +187,10 @@ func certManager(ns string) []runtime.Object {
 // EndpointSlices: Fail, so a hand edit is refused even then; the object
 // selector (matched on the old or the new object) keeps every other
 // manager's slices out of its path, and the loop's own writes skip the
-// call.
-func webhookConfigs(ns string, tls TLS) []runtime.Object {
+// call. The controllers' slices (unless controllerUsers is empty): a hook
+// of their own, Ignore, so that kube-controller-manager keeps writing when
+// the webhook is down, and its identities (controllerUsers) skip the call.
+func webhookConfigs(ns string, tls TLS, controllerUsers []string) []runtime.Object {
 	none := admissionregistrationv1.SideEffectClassNone
 	equivalent := admissionregistrationv1.Equivalent
 	hook := func(name, path string, timeout int32, policy admissionregistrationv1.FailurePolicyType, group, resource string) admissionregistrationv1.ValidatingWebhook {
@@ -207,16 +224,35 @@ func webhookConfigs(ns string, tls TLS) []runtime.Object {
 		// The loop writes its own slices: no call for those.
 		Name: "not-the-loop", Expression: fmt.Sprintf("request.userInfo.username != 'system:serviceaccount:%s:%s'", ns, Name),
 	}}
+	sliceHooks := []admissionregistrationv1.ValidatingWebhook{slices}
+	if len(controllerUsers) > 0 {
+		ctrl := hook("controller-endpointslices.kubectl-slices.io", sliceWritesPath, 3, admissionregistrationv1.Ignore, "discovery.k8s.io", "endpointslices")
+		ctrl.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: managedByLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{controllerValue, mirroringValue}}}}
+		ctrl.MatchConditions = []admissionregistrationv1.MatchCondition{{
+			Name: "not-the-controller-manager", Expression: "!(request.userInfo.username in " + celStrings(controllerUsers) + ")",
+		}}
+		sliceHooks = append(sliceHooks, ctrl)
+	}
 	var ann map[string]string
 	if tls.CertManager {
 		ann = map[string]string{"cert-manager.io/inject-ca-from": ns + "/" + WebhookName}
 	}
-	cfg := func(name string, h admissionregistrationv1.ValidatingWebhook) runtime.Object {
+	cfg := func(name string, hooks ...admissionregistrationv1.ValidatingWebhook) runtime.Object {
 		return &admissionregistrationv1.ValidatingWebhookConfiguration{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
 			ObjectMeta: meta(name, "", ann),
-			Webhooks:   []admissionregistrationv1.ValidatingWebhook{h},
+			Webhooks:   hooks,
 		}
 	}
-	return []runtime.Object{cfg(Name+"-services", svc), cfg(Name+"-endpointslices", slices)}
+	return []runtime.Object{cfg(Name+"-services", svc), cfg(Name+"-endpointslices", sliceHooks...)}
+}
+
+// celStrings is a CEL list literal of strings.
+func celStrings(ss []string) string {
+	quoted := make([]string, len(ss))
+	for i, s := range ss {
+		quoted[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }

@@ -107,3 +107,55 @@ func TestWebhook(t *testing.T) {
 		t.Error("webhook in namespace mode accepted")
 	}
 }
+
+// The controllers' slices get a hook of their own: failurePolicy Ignore
+// (kube-controller-manager keeps writing when the webhook is down), their
+// managed-by values only, and the controller manager's identities skip
+// it; the container is told the same identities.
+func TestWebhookControllerHook(t *testing.T) {
+	o := opts(Cluster)
+	objs, _ := Objects(o)
+	tls := TLS{CertPEM: []byte("c"), KeyPEM: []byte("k"), CABundle: []byte("ca")}
+	users := []string{"system:kube-controller-manager", "system:serviceaccount:kube-system:endpointslice-controller"}
+	out, err := WithWebhook(objs, o, tls, Allowed{ControllerUsers: users})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(out[6].(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Args, " ")
+	if !strings.Contains(args, "--controller-user=system:kube-controller-manager --controller-user=system:serviceaccount:kube-system:endpointslice-controller") {
+		t.Errorf("args %q lack the controller users", args)
+	}
+	hooks := out[11].(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks
+	if len(hooks) != 2 {
+		t.Fatalf("%d endpointslice hooks", len(hooks))
+	}
+	ours, ctrl := hooks[0], hooks[1]
+	if *ours.FailurePolicy != admissionregistrationv1.Fail || ours.Name == ctrl.Name {
+		t.Errorf("our slices' hook %+v", ours)
+	}
+	sel := ctrl.ObjectSelector.MatchExpressions
+	if *ctrl.FailurePolicy != admissionregistrationv1.Ignore || *ctrl.ClientConfig.Service.Path != "/validate/endpointslices" || len(ctrl.ObjectSelector.MatchLabels) != 0 ||
+		len(sel) != 1 || sel[0].Key != "endpointslice.kubernetes.io/managed-by" || sel[0].Operator != "In" ||
+		strings.Join(sel[0].Values, ",") != "endpointslice-controller.k8s.io,endpointslicemirroring-controller.k8s.io" ||
+		*ctrl.SideEffects != admissionregistrationv1.SideEffectClassNone || string(ctrl.ClientConfig.CABundle) != "ca" {
+		t.Errorf("controllers' hook %+v", ctrl)
+	}
+	want := `!(request.userInfo.username in ["system:kube-controller-manager", "system:serviceaccount:kube-system:endpointslice-controller"])`
+	if len(ctrl.MatchConditions) != 1 || ctrl.MatchConditions[0].Expression != want {
+		t.Errorf("controllers' hook conditions %+v", ctrl.MatchConditions)
+	}
+	for _, op := range ctrl.Rules[0].Operations {
+		if op == admissionregistrationv1.Delete {
+			t.Error("the controllers' hook sees deletes")
+		}
+	}
+	// No controller users: those slices unguarded, no hook, and the
+	// container told so rather than left to its default.
+	none, _ := WithWebhook(objs, o, tls, Allowed{})
+	if n := len(none[11].(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks); n != 1 {
+		t.Errorf("%d endpointslice hooks without controller users", n)
+	}
+	if args := none[6].(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Args; args[len(args)-1] != "--controller-user=" {
+		t.Errorf("args without controller users %q", args)
+	}
+}

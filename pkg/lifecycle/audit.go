@@ -9,8 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
@@ -128,6 +130,11 @@ func AuditWith(ctx context.Context, client kubernetes.Interface, namespace strin
 		r.Findings = append(r.Findings, explain.OrphanFindings(explain.Orphans(slices, mb, cachedService(c)), mb)...)
 	}
 	r.Findings = append(r.Findings, explain.EndpointsOrphanFindings(explain.EndpointsOrphans(eps, opts.ManagedBy, cachedService(c)), opts.ManagedBy)...)
+	foreign, err := foreignWriters(ctx, client, namespace, opts.ManagedBy)
+	if err != nil {
+		return r, err
+	}
+	r.Findings = append(r.Findings, foreign...)
 	explain.SortFindings(r.Findings)
 	r.Healthy = len(r.Findings) == 0
 	return r, nil
@@ -201,4 +208,29 @@ func sortSlices(s []*discovery.EndpointSlice) {
 		}
 		return s[i].Name < s[j].Name
 	})
+}
+
+// foreignWriters lists the controllers' slices once more, with the
+// managedFields the cache drops, a page at a time, and keeps the findings
+// of explain.ForeignWriters: only flagged slices stay in memory.
+func foreignWriters(ctx context.Context, client kubernetes.Interface, namespace, managedBy string) ([]explain.Finding, error) {
+	sel := fmt.Sprintf("%s in (%s,%s)", discovery.LabelManagedBy, reconcile.ControllerManagedBy, reconcile.MirroringManagedBy)
+	opts := metav1.ListOptions{LabelSelector: sel, Limit: 500}
+	var flagged []*discovery.EndpointSlice
+	for {
+		list, err := client.DiscoveryV1().EndpointSlices(namespace).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list endpointslices: %w", err)
+		}
+		for i := range list.Items {
+			s := &list.Items[i]
+			if len(explain.ForeignWriters([]*discovery.EndpointSlice{s}, managedBy, []string{apply.FieldManager})) > 0 {
+				flagged = append(flagged, s)
+			}
+		}
+		if list.Continue == "" {
+			return explain.ForeignWriters(flagged, managedBy, []string{apply.FieldManager}), nil
+		}
+		opts.Continue = list.Continue
+	}
 }

@@ -136,7 +136,7 @@ func TestAuditMirroredMissingAndController(t *testing.T) {
 	}
 
 	theirs := list.Items[1].DeepCopy()
-	theirs.Name, theirs.ResourceVersion = "ext-mirror", ""
+	theirs.Name, theirs.ResourceVersion, theirs.ManagedFields = "ext-mirror", "", nil
 	theirs.Labels[discovery.LabelManagedBy] = reconcile.MirroringManagedBy
 	client = fake.NewClientset(s, ep, theirs)
 	if r, err = Audit(ctx, client, "shop", reconcile.DefaultOptions()); err != nil || !r.Healthy {
@@ -174,4 +174,61 @@ func TestAuditWithoutEndpointsRights(t *testing.T) {
 
 func forbidden(verb, resource string) error {
 	return apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", fmt.Errorf("user cannot %s %s", verb, resource))
+}
+
+// check flags a mirrored slice under the mirroring controller's value that
+// another field manager wrote (a hint: the name is the client's), and not
+// the one kube-controller-manager's field manager wrote.
+func TestAuditForeignWriter(t *testing.T) {
+	ctx := context.Background()
+	s, ep := external("10.9.0.1")
+	client := fake.NewClientset(s, ep)
+	seed(t, client, s, reconcile.DefaultManagedBy)
+	list, _ := client.DiscoveryV1().EndpointSlices("shop").List(ctx, metav1.ListOptions{})
+	if len(list.Items) != 1 {
+		t.Fatalf("seeded %d slices, want 1", len(list.Items))
+	}
+	if err := client.DiscoveryV1().EndpointSlices("shop").Delete(ctx, list.Items[0].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, fm := range []string{"kube-controller-manager", "kubectl-create"} {
+		c := list.Items[0].DeepCopy()
+		c.Name, c.ResourceVersion, c.ManagedFields = "ext-"+fm, "", nil
+		c.Labels[discovery.LabelManagedBy] = reconcile.MirroringManagedBy
+		if _, err := client.DiscoveryV1().EndpointSlices("shop").Create(ctx, c, metav1.CreateOptions{FieldManager: fm}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Audit(ctx, client, "shop", reconcile.DefaultOptions())
+	if err != nil || kinds(r) != "ext ForeignWriter" || strings.Join(r.Findings[0].Slices, ",") != "ext-kubectl-create" ||
+		r.Findings[0].Command != "kubectl delete endpointslice -n shop ext-kubectl-create" {
+		t.Fatalf("findings %+v, %v", r.Findings, err)
+	}
+}
+
+// The controllers' slices are read a page at a time, every page: a flagged
+// slice on the last page is reported.
+func TestForeignWritersPaged(t *testing.T) {
+	client := fake.NewClientset()
+	page := func(name, manager, next string) *discovery.EndpointSliceList {
+		s := discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
+			Labels:        map[string]string{discovery.LabelManagedBy: reconcile.ControllerManagedBy, discovery.LabelServiceName: "web"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: manager}}}}
+		return &discovery.EndpointSliceList{ListMeta: metav1.ListMeta{Continue: next}, Items: []discovery.EndpointSlice{s}}
+	}
+	pages := map[string]*discovery.EndpointSliceList{"": page("web-a", "kube-controller-manager", "p2"), "p2": page("web-b", "kubectl-create", "")}
+	var asked []string
+	client.PrependReactor("list", "endpointslices", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		opts := a.(k8stesting.ListActionImpl).ListOptions
+		asked = append(asked, fmt.Sprintf("%s limit=%d continue=%q", opts.LabelSelector, opts.Limit, opts.Continue))
+		return true, pages[opts.Continue], nil
+	})
+	got, err := foreignWriters(context.Background(), client, "shop", reconcile.DefaultManagedBy)
+	if err != nil || len(got) != 1 || strings.Join(got[0].Slices, ",") != "web-b" {
+		t.Fatalf("findings %+v, %v", got, err)
+	}
+	sel := "endpointslice.kubernetes.io/managed-by in (endpointslice-controller.k8s.io,endpointslicemirroring-controller.k8s.io)"
+	if want := []string{sel + ` limit=500 continue=""`, sel + ` limit=500 continue="p2"`}; fmt.Sprint(asked) != fmt.Sprint(want) {
+		t.Errorf("lists %q, want %q", asked, want)
+	}
 }

@@ -17,6 +17,9 @@
 // Audit plans each Service through syncer.PlanService, as sync does, so the
 // mirrored slices of a Service without selector are judged against its
 // Endpoints object (read with a GET each, optional: without the right, it
-// says what it skipped). CheckTakeover refuses a writing run under a
+// says what it skipped). It also lists the controllers' slices once more,
+// paged and with the managedFields the cache drops, for
+// explain.ForeignWriters: a hint at slices under a controller's value that
+// another field manager wrote. CheckTakeover refuses a writing run under a
 // managed-by value whose slices kubectl-slices did not write.
 package lifecycle

@@ -35,7 +35,16 @@
 //     patch's field manager, e.g. kubectl-label, kubectl-patch, kubectl-edit).
 //     The field manager is the client's word and never admits anyone alone:
 //     it tells an allowed writer's sync from its hand edit, an accident the
-//     next sync would undo. DELETE is always allowed.
+//     next sync would undo. DELETE is always allowed, and so is an update
+//     that changes only ownerReferences and removes finalizers
+//     (OwnerMetadataOnly: the garbage collector's writes, whatever identity
+//     it runs as; they give no one more than DELETE).
+//   - The same Judge refuses CREATE and UPDATE of a slice under
+//     kube-controller-manager's managed-by values (ControllerValues) by
+//     anyone but the controller manager's identities (Guard.ControllerUsers,
+//     --controller-user; DefaultControllerUsers): a label is the client's
+//     word, and a forged controller slice would make the loop hand its
+//     Service back (controller.go).
 //   - TLS: 1.3, or 1.2 with ECDHE and AEAD suites only (listen.go).
 //
 // Certificates: CertReloader re-reads the pair when either file's size or

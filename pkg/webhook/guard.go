@@ -24,7 +24,8 @@ type SliceWrite struct {
 	Groups []string
 }
 
-// Guard says which writers may write our slices.
+// Guard says which writers may write our slices, and the slices of
+// kube-controller-manager's EndpointSlice controllers.
 type Guard struct {
 	// ManagedBy is our managed-by value.
 	ManagedBy string
@@ -34,40 +35,56 @@ type Guard struct {
 	// (the loop's ServiceAccount, the people who run sync by hand), as
 	// the API server authenticated them.
 	Users, Groups []string
+	// ControllerUsers are the identities allowed to write slices under
+	// the controllers' managed-by values (ControllerValues), as the API
+	// server authenticated them; none leaves those slices unguarded.
+	ControllerUsers []string
 }
 
 // Judge allows a write to an EndpointSlice unless it touches one of our
 // slices and either comes from an identity the guard does not allow, or
 // does not come from kubectl-slices (a hand edit the next sync would undo,
-// or a relabel that moves our slice to another manager). The identity
-// decides who may write at all: it is the API server's word. The field
-// manager is the client's word (anyone can send
-// --field-manager=kubectl-slices), so it never admits a writer by itself;
-// it only tells an allowed writer's kubectl edit, an accident, from its
-// sync. DELETE is always allowed: prune, release and the garbage collector
+// or a relabel that moves our slice to another manager); or it touches a
+// slice under a controller's value (ControllerValues) and does not come
+// from one of ControllerUsers (guardController). The identity decides who
+// may write at all: it is the API server's word. The field manager is the
+// client's word (anyone can send --field-manager=kubectl-slices), so it
+// never admits a writer by itself; it only tells an allowed writer's
+// kubectl edit, an accident, from its sync.
+//
+// Allowed whoever writes: DELETE (prune, release and the garbage collector
 // delete, deleting needs the RBAC right to, and a running loop re-creates
-// what it still owns.
+// what it still owns), and an update that changes only what the garbage
+// collector writes (OwnerMetadataOnly).
 func (g Guard) Judge(w SliceWrite) Verdict {
 	if w.Operation == "DELETE" || w.New == nil {
 		return Verdict{Allowed: true}
 	}
+	if w.Old != nil && OwnerMetadataOnly(w.Old, w.New) {
+		return Verdict{Allowed: true}
+	}
+	if v, ok := g.guardOurs(w); ok {
+		return v
+	}
+	return g.guardController(w)
+}
+
+// guardOurs judges a write that touches one of our slices (ok); other
+// writes are not its to judge.
+func (g Guard) guardOurs(w SliceWrite) (v Verdict, ok bool) {
 	oldOurs := w.Old != nil && w.Old.Labels[discovery.LabelManagedBy] == g.ManagedBy
 	newMgr := w.New.Labels[discovery.LabelManagedBy]
 	newOurs := newMgr == g.ManagedBy
 	if !oldOurs && !newOurs {
-		return Verdict{Allowed: true}
+		return Verdict{}, false
 	}
 	allowed := g.allows(w.User, w.Groups)
 	if allowed && w.FieldManager != "" && slices.Contains(g.FieldManagers, w.FieldManager) {
-		return Verdict{Allowed: true}
+		return Verdict{Allowed: true}, true
 	}
 	s := w.New
 	svc := s.Labels[discovery.LabelServiceName]
 	at := "svc/" + svc + " -n " + s.Namespace
-	who := w.User
-	if w.FieldManager != "" {
-		who += " (field manager " + w.FieldManager + ")"
-	}
 	var msg string
 	switch {
 	case oldOurs && !newOurs:
@@ -89,7 +106,14 @@ func (g Guard) Judge(w SliceWrite) Verdict {
 	} else if svc == "" {
 		msg = fmt.Sprintf("endpointslice %s is managed by %s; only kubectl-slices writes it (delete it, or run `kubectl slices prune -n %s`)", s.Name, g.ManagedBy, s.Namespace)
 	}
-	return Verdict{Allowed: false, Message: msg + " [refused for " + who + "]"}
+	return Verdict{Allowed: false, Message: msg + " [refused for " + refusedFor(w) + "]"}, true
+}
+
+func refusedFor(w SliceWrite) string {
+	if w.FieldManager != "" {
+		return w.User + " (field manager " + w.FieldManager + ")"
+	}
+	return w.User
 }
 
 // allows says whether the authenticated user, or one of its groups, is

@@ -98,7 +98,7 @@ func TestHandler(t *testing.T) {
 	}
 
 	ours := slice("kubectl-slices")
-	upd := admissionv1.AdmissionRequest{UID: "u2", Operation: admissionv1.Update, Namespace: "ns", Object: raw(t, ours), OldObject: raw(t, ours),
+	upd := admissionv1.AdmissionRequest{UID: "u2", Operation: admissionv1.Update, Namespace: "ns", Object: raw(t, labelled(ours, "touched", "yes")), OldObject: raw(t, ours),
 		Options:  raw(t, metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "UpdateOptions"}, FieldManager: "kubectl-label"}),
 		UserInfo: authenticationv1.UserInfo{Username: "admin"}}
 	if r := review(t, mux, EndpointSlicesPath, upd); r.Allowed || !strings.Contains(r.Result.Message, "kubectl slices sync svc/web -n ns") {

@@ -103,7 +103,9 @@ func itoa(n int) string {
 
 // copySlice creates a copy of a slice under another name and managed-by
 // value, with edit applied: a stand-in for the controller's (or anyone's)
-// slice on a cluster without kube-controller-manager.
+// slice on a cluster without kube-controller-manager. Under a controller's
+// value it is written with kube-controller-manager's field manager, as the
+// controller's own are (check flags other writers: ForeignWriter).
 func copySlice(t testing.TB, cp *controlplane.ControlPlane, s discovery.EndpointSlice, name, managedBy string, edit func(*discovery.EndpointSlice)) *discovery.EndpointSlice {
 	t.Helper()
 	c := s.DeepCopy()
@@ -115,7 +117,11 @@ func copySlice(t testing.TB, cp *controlplane.ControlPlane, s discovery.Endpoint
 	if edit != nil {
 		edit(c)
 	}
-	got, err := cp.Admin.DiscoveryV1().EndpointSlices(s.Namespace).Create(context.Background(), c, metav1.CreateOptions{})
+	var opts metav1.CreateOptions
+	if managedBy == controllerLabel || managedBy == mirroringManagedBy {
+		opts.FieldManager = "kube-controller-manager"
+	}
+	got, err := cp.Admin.DiscoveryV1().EndpointSlices(s.Namespace).Create(context.Background(), c, opts)
 	if err != nil {
 		t.Fatalf("create slice %s: %v", name, err)
 	}

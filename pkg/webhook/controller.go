@@ -1,0 +1,102 @@
+package webhook
+
+import (
+	"fmt"
+	"slices"
+
+	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+)
+
+// ControllerValues are the managed-by values of kube-controller-manager's
+// EndpointSlice and mirroring controllers. The watch loop hands a Service
+// back when slices under the first publish it, and kube-proxy routes by
+// any slice: a slice forged under one of them would take a Service from
+// the loop, so only the controller manager may write them.
+var ControllerValues = []string{reconcile.ControllerManagedBy, reconcile.MirroringManagedBy}
+
+// DefaultControllerUsers are the identities kube-controller-manager writes
+// slices as (cmd/kube-controller-manager/app/discovery.go): its own user
+// (system:kube-controller-manager in kubeadm's kubeconfig), or, with
+// --use-service-account-credentials, the ServiceAccount of each controller
+// in kube-system (controllerContext.NewClient("endpointslice-controller"),
+// NewClient("endpointslicemirroring-controller")).
+var DefaultControllerUsers = []string{
+	"system:kube-controller-manager",
+	"system:serviceaccount:kube-system:endpointslice-controller",
+	"system:serviceaccount:kube-system:endpointslicemirroring-controller",
+}
+
+// guardController refuses a CREATE or UPDATE of a slice that carries a
+// controller's value, before or after, unless the writer (as the API server
+// authenticated it) is one of ControllerUsers. Values we write ourselves (a
+// ManagedBy set to a controller's writes both, reconcile.OurValues) are
+// not this rule's: kubectl-slices runs under them when the controllers are
+// off for good.
+func (g Guard) guardController(w SliceWrite) Verdict {
+	mgr := g.controllerValue(w.New)
+	if mgr == "" && w.Old != nil {
+		mgr = g.controllerValue(w.Old)
+	}
+	if mgr == "" || len(g.ControllerUsers) == 0 {
+		return Verdict{Allowed: true}
+	}
+	if w.User != "" && slices.Contains(g.ControllerUsers, w.User) {
+		return Verdict{Allowed: true}
+	}
+	msg := fmt.Sprintf("endpointslice %s is labelled %s=%s, which only kube-controller-manager writes (the users named by --controller-user); %s is not one of them: a slice under a controller's value would hand its Service to a controller that did not write it; label your own slices with a value of your own",
+		w.New.Name, discovery.LabelManagedBy, mgr, w.User)
+	return Verdict{Allowed: false, Message: msg + " [refused for " + refusedFor(w) + "]"}
+}
+
+// controllerValue is s's managed-by value when it is a controller's and not
+// one we write, else "".
+func (g Guard) controllerValue(s *discovery.EndpointSlice) string {
+	mgr := s.Labels[discovery.LabelManagedBy]
+	if reconcile.IsOurs(mgr, g.ManagedBy) || !slices.Contains(ControllerValues, mgr) {
+		return ""
+	}
+	return mgr
+}
+
+// OwnerMetadataOnly says whether an update changes nothing but what the
+// garbage collector writes: ownerReferences (removed when an owner is
+// deleted with --cascade=orphan, blockOwnerDeletion cleared in a foreground
+// deletion) and finalizers, removed only (the collector removes
+// foregroundDeletion and orphan once done; the API server adds them in the
+// DELETE itself, not in an update), besides what the API server sets on
+// every write (managedFields, resourceVersion, generation).
+//
+// Such a change is allowed whoever makes it, so that the collector passes
+// under any identity (its ServiceAccount, generic-garbage-collector, with
+// --use-service-account-credentials; the controller manager's own user
+// without). It gives no one more than DELETE, which the guard always
+// allows: an ownerReference only decides when the collector deletes the
+// slice, and a finalizer removed only lets a deletion already asked for
+// finish. Endpoints, ports, labels, annotations and added finalizers (which
+// would keep a slice the loop deleted published) stay guarded.
+func OwnerMetadataOnly(old, new *discovery.EndpointSlice) bool {
+	for _, f := range new.Finalizers {
+		if !slices.Contains(old.Finalizers, f) {
+			return false
+		}
+	}
+	a, b := *old, *new // shallow copies: the inputs are not changed
+	for _, s := range []*discovery.EndpointSlice{&a, &b} {
+		s.OwnerReferences, s.Finalizers, s.ManagedFields = nil, nil, nil
+		s.ResourceVersion, s.Generation = "", 0
+	}
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// CheckControllerUsers refuses --controller-user values that name no one.
+func CheckControllerUsers(users []string) error {
+	for _, u := range users {
+		if u == "" {
+			return fmt.Errorf("--controller-user must name a user, e.g. system:kube-controller-manager")
+		}
+	}
+	return nil
+}
