@@ -1,5 +1,5 @@
-// Package english words the counts of messages and reports: "1 slice",
-// "3 slices". It is pure (the standard library only), so the pure planners
+// Package english words the counts of messages and reports ("1 slice",
+// "3 slices"), and clips the inputs a message echoes (Clip, QuoteClip). It is pure (the standard library only), so the pure planners
 // may use it.
 package english
 

@@ -12,3 +12,18 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct{ in, clip, quote string }{
+		{"abc", "abc", `"abc"`},
+		{"abcdef", "abcd... (2 more bytes)", `"abcd"... (2 more bytes)`},
+		{"aé€x", "aé... (4 more bytes)", `"aé"... (4 more bytes)`}, // the cut at 4 falls inside €: back to 3
+	} {
+		if got := Clip(c.in, 4); got != c.clip {
+			t.Errorf("Clip(%q) = %q, want %q", c.in, got, c.clip)
+		}
+		if got := QuoteClip(c.in, 4); got != c.quote {
+			t.Errorf("QuoteClip(%q) = %q, want %q", c.in, got, c.quote)
+		}
+	}
+}

@@ -90,10 +90,8 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 		opts.Workers = 1
 	}
 	var res Result
-	for _, s := range append(append(append([]*discovery.EndpointSlice(nil), plan.Create...), plan.Update...), plan.Delete...) {
-		if got := s.Labels[discovery.LabelManagedBy]; got != opts.ManagedBy {
-			return res, fmt.Errorf("refusing to write EndpointSlice %s/%s: managed by %q, not %q", s.Namespace, nameOf(s), got, opts.ManagedBy)
-		}
+	if err := checkOurs(plan, opts.ManagedBy); err != nil {
+		return res, err
 	}
 	if opts.DryRun == DryRunClient {
 		return Result{Created: plan.Create, Updated: plan.Update, Deleted: plan.Delete}, nil
@@ -146,6 +144,25 @@ func Apply(ctx context.Context, client discoveryclient.EndpointSliceInterface, p
 		return res, explain("delete", err)
 	}
 	return res, nil
+}
+
+// checkOurs refuses a plan that writes a slice not labelled with managedBy.
+// A delete may also name a slice of another value the run writes
+// (reconcile.OurValues): under a controller's value, a Service that gained a
+// selector loses its mirrored slices with the EndpointSlice controller's
+// plan, as the mirroring controller deletes them.
+func checkOurs(plan *reconcile.Plan, managedBy string) error {
+	for _, s := range append(append([]*discovery.EndpointSlice(nil), plan.Create...), plan.Update...) {
+		if got := s.Labels[discovery.LabelManagedBy]; got != managedBy {
+			return fmt.Errorf("refusing to write EndpointSlice %s/%s: managed by %q, not %q", s.Namespace, nameOf(s), got, managedBy)
+		}
+	}
+	for _, s := range plan.Delete {
+		if got := s.Labels[discovery.LabelManagedBy]; !reconcile.IsOurs(got, managedBy) {
+			return fmt.Errorf("refusing to delete EndpointSlice %s/%s: managed by %q, not %q", s.Namespace, nameOf(s), got, managedBy)
+		}
+	}
+	return nil
 }
 
 // each runs fn over items with at most workers in flight. After the first

@@ -75,6 +75,35 @@ func TestApplyRefusesForeignSlices(t *testing.T) {
 	}
 }
 
+// Under a controller's value a delete may name a slice of the other
+// controller's value (a mirrored leftover); a create or update may not, and
+// nothing else is widened.
+func TestApplyDeletesUnderEitherControllerValue(t *testing.T) {
+	ctl := Options{ManagedBy: reconcile.ControllerManagedBy, Workers: 1}
+	cases := []struct {
+		name string
+		plan *reconcile.Plan
+		o    Options
+		ok   bool
+	}{
+		{"mirrored leftover deleted", &reconcile.Plan{Delete: []*discovery.EndpointSlice{slice("m", reconcile.MirroringManagedBy)}}, ctl, true},
+		{"mirrored slice not updated", &reconcile.Plan{Update: []*discovery.EndpointSlice{slice("m", reconcile.MirroringManagedBy)}}, ctl, false},
+		{"ours not deleted under the controller's", &reconcile.Plan{Delete: []*discovery.EndpointSlice{slice("o", reconcile.DefaultManagedBy)}}, ctl, false},
+		{"mirroring slice not deleted under ours", &reconcile.Plan{Delete: []*discovery.EndpointSlice{slice("m", reconcile.MirroringManagedBy)}}, opts(DryRunNone), false},
+	}
+	for _, c := range cases {
+		var live []runtime.Object
+		for _, s := range append(c.plan.Update, c.plan.Delete...) {
+			live = append(live, s)
+		}
+		client := fake.NewClientset(live...)
+		res, err := Apply(context.Background(), client.DiscoveryV1().EndpointSlices("shop"), c.plan, c.o)
+		if c.ok != (err == nil) || c.ok != (res.Writes() == 1) || !c.ok && len(client.Actions()) != 0 {
+			t.Errorf("%s: writes %d, err %v, %d actions", c.name, res.Writes(), err, len(client.Actions()))
+		}
+	}
+}
+
 func TestDryRuns(t *testing.T) {
 	plan := &reconcile.Plan{Update: []*discovery.EndpointSlice{slice("web-upd", reconcile.DefaultManagedBy)}}
 	client := fake.NewClientset(slice("web-upd", reconcile.DefaultManagedBy))

@@ -2,7 +2,10 @@
 // then updates, then deletes, each phase in parallel, so that a Service never
 // has fewer endpoints in the middle of a sync than before or after it. It
 // makes no decisions of its own; it only refuses to touch a slice whose
-// managed-by label is not the one it was given, and reports per object.
+// managed-by label is not the one it was given (a delete may also name the
+// other value a run under a controller's value writes, reconcile.OurValues:
+// the mirrored slices a Service that gained a selector loses), and reports
+// per object.
 //
 // Updates carry the resourceVersion the plan was made from and deletes carry
 // it as a precondition, so a concurrent writer causes a Conflict (returned as

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
@@ -38,7 +39,7 @@ func Services(args []string) ([]string, error) {
 		// The API server names Services by DNS-1035 labels; anything else
 		// ("..", "a/b", "Web") cannot exist and is refused before a request.
 		if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
-			return nil, exit.Usagef("%q is not a Service name: %s", a, errs[0])
+			return nil, exit.Usagef("%s is not a Service name: %s", english.QuoteClip(a, english.ClipLen), errs[0])
 		}
 		out = append(out, name)
 	}
@@ -68,7 +69,7 @@ func (s Selection) Validate() error {
 		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
 	case s.Selector != "":
 		if _, err := labels.Parse(s.Selector); err != nil {
-			return exit.Usagef("invalid selector %q: %v", s.Selector, err)
+			return exit.Usagef("invalid selector %s: %s", english.QuoteClip(s.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
 		}
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // DefaultMaxInputSize bounds what --local reads in all (explain
@@ -279,19 +281,8 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 // clip cuts a message that may echo the input (a whole object, another
 // file's contents through a symlink) to its first 200 bytes, on one line.
 func clip(s string) string {
-	const max = 200
-	more := ""
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8RuneStart(s[cut]) {
-			cut--
-		}
-		s, more = s[:cut], fmt.Sprintf("... (%d more bytes)", len(s)-cut)
-	}
-	return strings.Join(strings.Fields(s), " ") + more
+	return strings.Join(strings.Fields(english.Clip(s, english.ClipLen)), " ")
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // object decodes one object, expanding a List. An item of a typed list
 // (PodList, as the API and `kubectl cluster-info dump` write them) may carry

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,21 @@ func TestNoKindErrorIsClipped(t *testing.T) {
 		}
 		if len(err.Error()) > 400 || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("error of %d bytes: the object is echoed whole, or on several lines: %q", len(err.Error()), err.Error()[:min(len(err.Error()), 300)])
+		}
+	}
+}
+
+// An error about a 70 KB label value (a selector's, a Pod's) quotes its
+// first 200 bytes and says how many more there were, not all of it.
+func TestHugeLabelValueErrorIsClipped(t *testing.T) {
+	v := strings.Repeat("a", 70_000)
+	for _, in := range []string{
+		"apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {app: " + v + "}\n  ports: [{port: 80}]\n",
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop, labels: {app: " + v + "}}\n",
+	} {
+		err := readAndValidate(t, in)
+		if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "more bytes)") || !strings.Contains(err.Error(), "/") {
+			t.Fatalf("error of %d bytes: %.300v", len(fmt.Sprint(err)), err)
 		}
 	}
 }

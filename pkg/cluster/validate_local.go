@@ -20,12 +20,12 @@ import (
 func (m *Manifests) Validate() error {
 	for _, s := range m.Services {
 		if errs := validateService(s); len(errs) > 0 {
-			return fmt.Errorf("service %s/%s: %v", s.Namespace, s.Name, errs[0])
+			return fmt.Errorf("service %s/%s: %s", s.Namespace, s.Name, clip(errs[0].Error()))
 		}
 	}
 	for _, p := range m.Pods {
 		if errs := validatePod(p); len(errs) > 0 {
-			return fmt.Errorf("pod %s/%s: %v", p.Namespace, p.Name, errs[0])
+			return fmt.Errorf("pod %s/%s: %s", p.Namespace, p.Name, clip(errs[0].Error()))
 		}
 	}
 	return nil

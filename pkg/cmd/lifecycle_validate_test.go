@@ -24,10 +24,12 @@ func TestLifecycleUsageErrors(t *testing.T) {
 		{[]string{"release", "svc/web", "--wait=-1s"}, "--wait must be a positive duration"},
 		{[]string{"release", "svc/web", "--dry-run", "later"}, `--dry-run must be "none", "client" or "server"`},
 		{[]string{"release", "svc/web", "--managed-by", "endpointslice-controller.k8s.io"}, "must name kubectl-slices' own value"},
+		{[]string{"release", "svc/web", "--managed-by", "endpoint-controller"}, "must name kubectl-slices' own value"},
 		{[]string{"release", "svc/a", "-A"}, "cannot be named across all namespaces"},
 		{[]string{"prune", "svc/web"}, "unknown command"},
 		{[]string{"prune", "--dry-run", "later"}, `--dry-run must be "none", "client" or "server"`},
 		{[]string{"prune", "--managed-by", "endpointslice-controller.k8s.io"}, "must not name kube-controller-manager's value"},
+		{[]string{"prune", "--managed-by", "endpoint-controller"}, "must not name kube-controller-manager's value"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)

@@ -23,6 +23,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sync", "svc/web", "--dry-run", "later"}, `--dry-run must be "none", "client" or "server"`},
 		{[]string{"sync", "svc/web", "-o", "wide"}, "-o must be json, yaml or name"},
 		{[]string{"sync", "svc/web", "--managed-by", "endpointslicemirroring-controller.k8s.io"}, "mirroring controller"},
+		{[]string{"sync", "svc/web", "--managed-by", "endpoint-controller", "--with-endpoints"}, "Endpoints controller owns that value"},
+		{[]string{"sync", "--all", "--watch", "--managed-by", "endpoint-controller", "--with-endpoints"}, "Endpoints controller owns that value"},
 		{[]string{"sync", "svc/web", "--color", "pink"}, "--color must be auto, always or never"},
 		{[]string{"diff"}, "name at least one Service"},
 		{[]string{"explain", "svc/web", "--show-pods", "some"}, "--show-pods must be all or excluded"},
@@ -40,6 +42,24 @@ func TestUsageErrors(t *testing.T) {
 		_, errOut, code := runCmd(t, c.args...)
 		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, exit.Usage, c.want)
+		}
+	}
+}
+
+// A usage error about a 70 KB value quotes its first 200 bytes and says
+// how many more there were, on one line.
+func TestHugeValuesClipped(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	v := strings.Repeat("a", 70_000)
+	for _, args := range [][]string{
+		{"sync", "svc/web", "--managed-by", v},
+		{"sync", "-l", "app=" + v},
+		{"sync", "--watch", "-l", "app=" + v},
+		{"sync", "svc/" + v},
+	} {
+		_, errOut, code := runCmd(t, args...)
+		if code != exit.Usage || len(errOut) > 700 || !strings.Contains(errOut, `"... (`) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%.40v: exit %d, %d bytes: %.400s", args, code, len(errOut), errOut)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
@@ -118,7 +119,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		opts.Standby = &standby.Config{TakeoverAfter: o.WatchFlags.TakeoverAfter, HandbackHold: o.WatchFlags.HandbackHold, ManagedBy: o.Plan.ManagedBy}
 	}
 	if err := daemon.Scope(&opts, ns, o.AllNamespaces, o.Targets.names, o.Targets.Selector); err != nil {
-		return exit.Usagef("invalid selector %q: %v", o.Targets.Selector, err)
+		return exit.Usagef("invalid selector %s: %s", english.QuoteClip(o.Targets.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
 	}
 	if !o.Force {
 		opts.BeforeWrites = func(ctx context.Context) error {

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,7 +11,8 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// Changes says why a write happened, per Pod: what differs between the
+// Changes says why a write happened, per Pod (or, for an endpoint that
+// names none, as a mirrored address, per address): what differs between the
 // endpoints of the slices the plan rewrites or deletes, as they were, and of
 // the slices it writes. Slices left unchanged cannot hold a change, so a
 // readiness flip in a 20,000-Pod Service compares one slice, not two
@@ -48,28 +50,28 @@ func planChanges(update, create, del []*discovery.EndpointSlice, liveOf func(str
 
 // changes compares the endpoints of slices before and after, by Pod.
 func changes(live, written []*discovery.EndpointSlice) []string {
-	before, after := endpointsByPod(live), endpointsByPod(written)
+	before, after := endpointsByTarget(live), endpointsByTarget(written)
 	var out []string
-	for _, pod := range keysOfEither(before, after) {
-		b, inBefore := before[pod]
-		a, inAfter := after[pod]
+	for _, who := range keysOfEither(before, after) {
+		b, inBefore := before[who]
+		a, inAfter := after[who]
 		switch {
 		case !inBefore:
-			out = append(out, "pod "+pod+" added"+state(a))
+			out = append(out, who+" added"+state(a))
 		case !inAfter:
-			out = append(out, "pod "+pod+" removed")
+			out = append(out, who+" removed")
 		case cond(b.Conditions.Terminating) != cond(a.Conditions.Terminating):
-			out = append(out, "pod "+pod+" terminating")
+			out = append(out, who+" terminating")
 		case cond(b.Conditions.Ready) != cond(a.Conditions.Ready):
 			if cond(a.Conditions.Ready) {
-				out = append(out, "pod "+pod+" ready")
+				out = append(out, who+" ready")
 			} else {
-				out = append(out, "pod "+pod+" not ready")
+				out = append(out, who+" not ready")
 			}
 		case str(b.Zone) != str(a.Zone):
-			out = append(out, fmt.Sprintf("pod %s zone %s→%s", pod, orDash(str(b.Zone)), orDash(str(a.Zone))))
+			out = append(out, fmt.Sprintf("%s zone %s→%s", who, orDash(str(b.Zone)), orDash(str(a.Zone))))
 		case str(b.NodeName) != str(a.NodeName) || strings.Join(b.Addresses, ",") != strings.Join(a.Addresses, ","):
-			out = append(out, "pod "+pod+" changed")
+			out = append(out, who+" changed")
 		}
 	}
 	if len(out) == 0 {
@@ -78,15 +80,20 @@ func changes(live, written []*discovery.EndpointSlice) []string {
 	return out
 }
 
-func endpointsByPod(slices []*discovery.EndpointSlice) map[string]discovery.Endpoint {
+// endpointsByTarget keys endpoints by what they stand for, as the log
+// names it: "pod NAME" (or another kind's, lower-cased, as a mirrored
+// Endpoints object may reference), or "address IP" for an endpoint that
+// references nothing, as mirrored addresses often do: an address is not a
+// Pod.
+func endpointsByTarget(slices []*discovery.EndpointSlice) map[string]discovery.Endpoint {
 	out := map[string]discovery.Endpoint{}
 	for _, s := range slices {
 		for _, e := range s.Endpoints {
-			name := strings.Join(e.Addresses, ",")
-			if e.TargetRef != nil {
-				name = e.TargetRef.Name
+			key := "address " + strings.Join(e.Addresses, ",")
+			if ref := e.TargetRef; ref != nil && ref.Name != "" {
+				key = strings.ToLower(cmp.Or(ref.Kind, "pod")) + " " + ref.Name
 			}
-			out[name] = e
+			out[key] = e
 		}
 	}
 	return out

@@ -39,6 +39,25 @@ func TestChanges(t *testing.T) {
 	}
 }
 
+// Mirrored endpoints that reference no Pod are named as addresses, not as
+// Pods; one that references an object of another kind is named by it.
+func TestChangesNameMirroredAddresses(t *testing.T) {
+	addr := func(ip string, ready bool) discovery.Endpoint {
+		e := ep("", ip, ready, false, "")
+		e.TargetRef, e.Zone = nil, nil
+		return e
+	}
+	node := ep("n1", "10.0.0.9", true, false, "")
+	node.TargetRef.Kind = "Node"
+	live := ourSlice("ext-a", addr("10.0.0.1", true), addr("10.0.0.2", true))
+	after := ourSlice("ext-a", addr("10.0.0.2", false), addr("10.0.0.3", true), node)
+	got := changes([]*discovery.EndpointSlice{live}, []*discovery.EndpointSlice{after})
+	want := []string{"address 10.0.0.1 removed", "address 10.0.0.2 not ready", "address 10.0.0.3 added", "node n1 added"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
 // A slice another writer edited since our last write is said to be
 // restored, not as the Pod changes the edit made; other slices of the same
 // write keep their Pod reasons.

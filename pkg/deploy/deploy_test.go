@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -211,9 +212,33 @@ func TestSidecar(t *testing.T) {
 		t.Errorf("kinds %v", got)
 	}
 	p, _ := SidecarPatch(o)
-	pod := p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
-	if pod["serviceAccountName"] != Name || pod["containers"].([]any)[0].(map[string]any)["name"] != Name {
-		t.Errorf("patch %v", pod)
+	pod := patchedPod(t, p)
+	if pod.ServiceAccountName != Name || len(pod.Containers) != 1 || pod.Containers[0].Name != Name {
+		t.Errorf("patch %+v", pod)
+	}
+	// Only the loop's container holds the loop's token: the Pod's
+	// automount is off, and the container mounts a projected token, CA
+	// bundle and namespace where in-cluster configuration reads them.
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken || len(pod.Volumes) != 1 {
+		t.Fatalf("the workload's containers would mount the loop's token: automount %v, volumes %+v", pod.AutomountServiceAccountToken, pod.Volumes)
+	}
+	mounts, vol := pod.Containers[0].VolumeMounts, pod.Volumes[0]
+	if len(mounts) != 1 || mounts[0].Name != vol.Name || mounts[0].MountPath != "/var/run/secrets/kubernetes.io/serviceaccount" || !mounts[0].ReadOnly {
+		t.Errorf("the sidecar mounts %+v", mounts)
+	}
+	files := map[string]bool{}
+	for _, src := range vol.Projected.Sources {
+		switch {
+		case src.ServiceAccountToken != nil:
+			files[src.ServiceAccountToken.Path] = src.ServiceAccountToken.Audience == ""
+		case src.ConfigMap != nil:
+			files[src.ConfigMap.Items[0].Path] = src.ConfigMap.Name == "kube-root-ca.crt" && src.ConfigMap.Items[0].Key == "ca.crt"
+		case src.DownwardAPI != nil:
+			files[src.DownwardAPI.Items[0].Path] = src.DownwardAPI.Items[0].FieldRef.FieldPath == "metadata.namespace"
+		}
+	}
+	if fmt.Sprint(files) != "map[ca.crt:true namespace:true token:true]" {
+		t.Errorf("projected files %v", files)
 	}
 	o.ServiceAccount = "web"
 	objs, _ = SidecarObjects(o)
@@ -221,9 +246,20 @@ func TestSidecar(t *testing.T) {
 		t.Error("the workload's ServiceAccount is not the one bound")
 	}
 	p, _ = SidecarPatch(o)
-	if _, set := p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["serviceAccountName"]; set {
-		t.Error("the patch changes the workload's ServiceAccount")
+	if pod := patchedPod(t, p); pod.ServiceAccountName != "" || pod.AutomountServiceAccountToken != nil || len(pod.Volumes) != 0 || len(pod.Containers[0].VolumeMounts) != 0 {
+		t.Errorf("the patch changes the workload's ServiceAccount or its token: %+v", pod)
 	}
+}
+
+// patchedPod reads a sidecar patch's pod template spec back as a PodSpec.
+func patchedPod(t *testing.T, p map[string]any) corev1.PodSpec {
+	t.Helper()
+	var pod corev1.PodSpec
+	raw := p["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &pod); err != nil {
+		t.Fatal(err)
+	}
+	return pod
 }
 
 // The image the Dockerfile builds is what the manifests run: a static

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -65,9 +66,19 @@ func SidecarObjects(o SidecarOptions) ([]runtime.Object, error) {
 }
 
 // SidecarPatch is the strategic-merge patch adding the loop's container to
-// the workload's pod template (containers merge by name, so applying it
-// twice changes nothing). The container sets its own user and seccomp
-// profile, since the workload's pod security context is not ours.
+// the workload's pod template (containers, volumes and mounts merge by
+// name and path, so applying it twice changes nothing). The container sets
+// its own user and seccomp profile, since the workload's pod security
+// context is not ours.
+//
+// Without the workload's own ServiceAccount, the Pod runs as ours, whose
+// token may write EndpointSlices and the Lease: only the loop's container
+// mounts it (tokenVolume), and the Pod's automount is turned off, so the
+// workload's own containers hold no token at all. A projected token is
+// always the Pod's ServiceAccount's, so the Pod must run as ours for the
+// sidecar to have one. With the workload's ServiceAccount bound instead,
+// its containers keep their token as before, and with it the loop's
+// rights: that is the choice --service-account makes.
 func SidecarPatch(o SidecarOptions) (map[string]any, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -76,13 +87,38 @@ func SidecarPatch(o SidecarOptions) (map[string]any, error) {
 	psc := PodSecurityContext()
 	c.SecurityContext.RunAsUser, c.SecurityContext.RunAsGroup = psc.RunAsUser, psc.RunAsGroup
 	c.SecurityContext.SeccompProfile = psc.SeccompProfile
-	container, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&c)
+	var pod corev1.PodSpec
+	if o.ServiceAccount == "" {
+		vol := tokenVolume()
+		c.VolumeMounts = []corev1.VolumeMount{{Name: vol.Name, MountPath: TokenPath, ReadOnly: true}}
+		pod = corev1.PodSpec{ServiceAccountName: Name, AutomountServiceAccountToken: ptr(false), Volumes: []corev1.Volume{vol}}
+	}
+	pod.Containers = []corev1.Container{c}
+	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pod)
 	if err != nil {
 		return nil, err
 	}
-	pod := map[string]any{"containers": []any{container}}
-	if o.ServiceAccount == "" {
-		pod["serviceAccountName"] = Name
-	}
-	return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": pod}}}, nil
+	return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": spec}}}, nil
+}
+
+// TokenPath is where client-go's in-cluster configuration reads the
+// token, the CA bundle and the namespace.
+const TokenPath = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// tokenVolume is what the kubelet mounts at TokenPath when it automounts a
+// token (the kube-api-access volume): a bound token of the Pod's
+// ServiceAccount it rotates, the cluster's CA bundle and the namespace.
+func tokenVolume() corev1.Volume {
+	expiry := int64(3607) // the kubelet's own for automounted tokens
+	mode := int32(0o644)  // readable by the loop's user whatever owns the files
+	return corev1.Volume{Name: Name + "-token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		DefaultMode: &mode,
+		Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: &expiry}},
+			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "namespace",
+				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+		},
+	}}}
 }

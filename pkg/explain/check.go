@@ -74,9 +74,13 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 	if mirror.Applies(in.Service) {
 		return checkMirrored(checkInput{in: in, plan: plan}, o)
 	}
+	// Judged apart, and left out of the rest: the slices a selector made
+	// obsolete are not the Pods' drift.
+	in, leftover := checkLeftovers(in, o)
 	if !plan.Service.Planned() {
-		return nil
+		return leftover
 	}
+	out := leftover
 	svc := in.Service
 	base := Finding{Namespace: svc.Namespace, Service: svc.Name, ManagedBy: []string{}, Slices: []string{}}
 	at := fmt.Sprintf("svc/%s -n %s", svc.Name, svc.Namespace)
@@ -87,11 +91,10 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 		f.Kind, f.Command = FindingNoSlices, "kubectl slices sync "+at
 		f.Message = fmt.Sprintf("no EndpointSlices at all although the selector matches %s (%d ready): kube-controller-manager's EndpointSlice controller is likely down",
 			english.Plural(len(plan.Pods), "Pod", "Pods"), ready)
-		return []Finding{f}
+		return append(out, f)
 	}
 	r := Build(in, plan, o)
 	hb := JudgeHandback(live, o.ManagedBy, plan.Final())
-	var out []Finding
 	switch {
 	case len(hb.Ours) > 0 && hb.Current && !hb.Same:
 		f := base

@@ -71,3 +71,38 @@ func oursOf(plan *reconcile.Plan) []string {
 	all = append(all, plan.Delete...)
 	return names(all)
 }
+
+// checkLeftovers finds the mirrored slices a Service with a selector still
+// has (mirror.Leftovers): upstream's mirroring controller deletes them once
+// the Service has a selector, so they publish addresses nothing vouches for
+// any more. It returns the input without them, and an Orphaned finding. The
+// repair: a sync under a controller's value deletes them (such a run
+// stands in for the mirroring controller); under any other value they are
+// not ours, and only a delete by hand removes them.
+func checkLeftovers(in reconcile.Input, o Options) (reconcile.Input, []Finding) {
+	left := mirror.Leftovers(in.Service, in.Slices)
+	if len(left) == 0 {
+		return in, nil
+	}
+	svc := in.Service
+	gone := map[*discovery.EndpointSlice]bool{}
+	for _, s := range left {
+		gone[s] = true
+	}
+	rest := in
+	rest.Slices = nil
+	for _, s := range in.Slices {
+		if !gone[s] {
+			rest.Slices = append(rest.Slices, s)
+		}
+	}
+	f := Finding{Namespace: svc.Namespace, Service: svc.Name, Kind: FindingOrphaned, ManagedBy: []string{reconcile.MirroringManagedBy}, Slices: names(left),
+		Message: fmt.Sprintf("%s mirrored from Endpoints %s/%s outlive%s the Service's selector: the mirroring controller deletes mirrored slices once a Service has a selector, and until then they still publish their addresses",
+			english.Plural(len(left), "slice", "slices"), svc.Namespace, svc.Name, map[bool]string{true: "s"}[len(left) == 1])}
+	if reconcile.IsOurs(reconcile.MirroringManagedBy, o.ManagedBy) {
+		f.Command = fmt.Sprintf("kubectl slices sync svc/%s -n %s --managed-by %s --force", svc.Name, svc.Namespace, o.ManagedBy)
+	} else {
+		f.Command = fmt.Sprintf("kubectl delete endpointslice %s -n %s", strings.Join(f.Slices, " "), svc.Namespace)
+	}
+	return rest, []Finding{f}
+}

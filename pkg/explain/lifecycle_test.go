@@ -156,6 +156,24 @@ func TestCheckService(t *testing.T) {
 			}
 		})
 	}
+	// A mirrored slice left from before the Service had a selector: one
+	// Orphaned finding (not also Stale), whose repair is a sync under a
+	// controller's value, or a delete by hand under any other.
+	mirrored := liveSlice("m", reconcile.MirroringManagedBy, 8080, ep("10.9.0.1", "", true))
+	mirrored.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Endpoints", Name: "web", Controller: &[]bool{true}[0]}}
+	mirrored.Endpoints[0].TargetRef = nil
+	for _, tc := range []struct{ managedBy, want string }{
+		{ours, "Orphaned kubectl delete endpointslice m -n shop"},
+		{kcm, "Orphaned kubectl slices sync svc/web -n shop --managed-by " + kcm + " --force"},
+	} {
+		in, plan := setup(liveSlice("a", tc.managedBy, 8080, good1, good2), mirrored)
+		o := opts
+		o.ManagedBy = tc.managedBy
+		fs := CheckService(in, plan, o)
+		if got := kinds(fs); got != tc.want || !strings.Contains(fs[0].Message, "1 slice mirrored from Endpoints shop/web outlives the Service's selector") || fs[0].Slices[0] != "m" {
+			t.Errorf("leftover under %s: %q, want %q (%+v)", tc.managedBy, got, tc.want, fs)
+		}
+	}
 	// A Service without a selector is not judged here (its slices are not
 	// planned), whatever it has.
 	in, _ := setup()

@@ -205,3 +205,38 @@ func TestMirrorRewritesSlicesOfAnotherOwner(t *testing.T) {
 		t.Fatalf("want one update owned by the new object, got %+v", next)
 	}
 }
+
+// Leftovers: the mirroring controller's slices of a Service with a
+// selector, owned by an Endpoints object and not being deleted, by name;
+// none for a selectorless Service.
+func TestLeftovers(t *testing.T) {
+	withSel := testutil.NewService("ns", "ext").Selector("app", "db").Build()
+	owner := metav1.OwnerReference{APIVersion: "v1", Kind: "Endpoints", Name: "ext", Controller: &[]bool{true}[0]}
+	mk := func(name, svc, managedBy string, owned bool) *discovery.EndpointSlice {
+		s := testutil.NewSlice("ns", name).Service(svc).ManagedBy(managedBy).Build()
+		if owned {
+			s.OwnerReferences = []metav1.OwnerReference{owner}
+		}
+		return s
+	}
+	deleting := mk("ext-d", "ext", reconcile.MirroringManagedBy, true)
+	deleting.DeletionTimestamp = &metav1.Time{}
+	all := []*discovery.EndpointSlice{
+		mk("ext-b", "ext", reconcile.MirroringManagedBy, true), mk("ext-a", "ext", reconcile.MirroringManagedBy, true),
+		mk("ext-c", "ext", reconcile.ControllerManagedBy, true), mk("ext-n", "ext", reconcile.MirroringManagedBy, false),
+		mk("other-a", "other", reconcile.MirroringManagedBy, true), mk("ext-o", "ext", "ours", true), deleting,
+	}
+	var got []string
+	for _, s := range Leftovers(withSel, all) {
+		got = append(got, s.Name)
+	}
+	if fmt.Sprint(got) != "[ext-a ext-b]" {
+		t.Errorf("leftovers %v, want [ext-a ext-b]", got)
+	}
+	if l := Leftovers(selectorless(), all); len(l) != 0 {
+		t.Errorf("a selectorless Service has leftovers: %d", len(l))
+	}
+	if all[0].Name != "ext-b" {
+		t.Error("the input was reordered")
+	}
+}

@@ -101,3 +101,66 @@ func TestSyncManagedByPerKind(t *testing.T) {
 		})
 	}
 }
+
+// A selectorless Service mirrored under a value, then given a selector:
+// under either controller's value its mirrored slice goes (the mirroring
+// controller deletes them), as under any other value (there it is one of
+// ours the planner no longer wants); only the placeholder stays. Under our
+// value the mirroring controller's own slice of the Service is not ours,
+// and stays.
+func TestSelectorAddedDeletesMirroredSlices(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		value, left string
+	}{
+		{reconcile.ControllerManagedBy, reconcile.ControllerManagedBy},
+		{reconcile.MirroringManagedBy, reconcile.ControllerManagedBy},
+		{reconcile.DefaultManagedBy, reconcile.DefaultManagedBy},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			svc := testService()
+			svc.Spec.Selector = nil
+			ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+				Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.9.0.1"}}, Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}}}
+			client := namingClient(svc, ep)
+			po := reconcile.DefaultOptions()
+			po.ManagedBy = tc.value
+			sync := func(svc *corev1.Service) Outcome {
+				out := Sync(ctx, cluster.Reader{Client: client}, client.DiscoveryV1(), svc, Options{Plan: po,
+					Planner: MirroringPlanner(GetEndpoints(client)), Write: &apply.Options{ManagedBy: tc.value, Workers: 1}})
+				if out.Err != nil {
+					t.Fatal(out.Err)
+				}
+				return out
+			}
+			sync(svc)
+			if got := labelsOf(t, client); got != reconcile.ManagedByFor(tc.value, true) {
+				t.Fatalf("mirrored: %s", got)
+			}
+			withSel := testService()
+			if out := sync(withSel); len(out.Result.Deleted) != 1 && tc.value != reconcile.DefaultManagedBy {
+				t.Errorf("deleted %d slices, want the mirrored one", len(out.Result.Deleted))
+			}
+			if got := labelsOf(t, client); got != tc.left {
+				t.Errorf("left %s, want the placeholder alone (%s)", got, tc.left)
+			}
+			if out := sync(withSel); out.Result.Writes() != 0 {
+				t.Errorf("a second sync wrote %d", out.Result.Writes())
+			}
+		})
+	}
+	// The mirroring controller's slice beside our value stays.
+	svc := testService()
+	mirrored := &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "web-m", Namespace: "shop",
+		Labels:          map[string]string{discovery.LabelServiceName: "web", discovery.LabelManagedBy: reconcile.MirroringManagedBy},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Endpoints", Name: "web", Controller: ptrTrue()}}},
+		AddressType: discovery.AddressTypeIPv4}
+	client := namingClient(svc, mirrored)
+	out := Sync(ctx, cluster.Reader{Client: client}, client.DiscoveryV1(), svc, Options{Plan: reconcile.DefaultOptions(),
+		Planner: MirroringPlanner(GetEndpoints(client)), Write: &apply.Options{ManagedBy: reconcile.DefaultManagedBy, Workers: 1}})
+	if got := labelsOf(t, client); out.Err != nil || got != reconcile.MirroringManagedBy+","+reconcile.DefaultManagedBy {
+		t.Errorf("under our value: %s, %v", got, out.Err)
+	}
+}
+
+func ptrTrue() *bool { b := true; return &b }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
@@ -20,7 +21,10 @@ type EndpointsLookup func(ctx context.Context, namespace, name string) (*corev1.
 // selector is mirrored from its Endpoints object (pkg/mirror), any other is
 // planned from its Pods (pkg/reconcile). Both give a reconcile.Plan for the
 // same apply path and printers. Without an Endpoints object, a selectorless
-// Service's slices we mirrored earlier are deleted, as upstream does.
+// Service's slices we mirrored earlier are deleted, as upstream does. Under
+// a controller's value, a Service with a selector also loses the mirrored
+// slices left from before it had one (mirror.Leftovers), as upstream's
+// mirroring controller deletes them.
 //
 // po.ManagedBy is the run's value; each kind of slice is planned under
 // ManagedByOf (a controller's own value becomes the kind's controller's).
@@ -28,10 +32,18 @@ type EndpointsLookup func(ctx context.Context, namespace, name string) (*corev1.
 // object can be read, so pkg/reconcile's verdict (NoSelector) stands.
 func PlanService(ctx context.Context, lookup EndpointsLookup, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
 	svc := in.Service
+	value := po.ManagedBy
 	if svc != nil {
 		po.ManagedBy = ManagedByOf(svc, po.ManagedBy)
 	}
-	if lookup == nil || !mirror.Applies(svc) {
+	if !mirror.Applies(svc) {
+		plan, err := reconcile.Compute(in, po)
+		if err == nil {
+			deleteLeftovers(plan, in, value)
+		}
+		return plan, err
+	}
+	if lookup == nil {
 		return reconcile.Compute(in, po)
 	}
 	ep, err := lookup(ctx, svc.Namespace, svc.Name)
@@ -56,6 +68,20 @@ func PlanService(ctx context.Context, lookup EndpointsLookup, in reconcile.Input
 		return reconcile.Compute(in, po)
 	}
 	return plan, err
+}
+
+// deleteLeftovers adds to a Service's plan the deletion of its mirrored
+// slices left from before it had a selector (mirror.Leftovers), when the
+// run writes the mirroring controller's value: a run under a controller's
+// value stands in for both controllers, and the mirroring one deletes
+// them. Under any other value they are not ours, and stay.
+func deleteLeftovers(plan *reconcile.Plan, in reconcile.Input, value string) {
+	if !reconcile.IsOurs(reconcile.MirroringManagedBy, value) {
+		return
+	}
+	if left := mirror.Leftovers(in.Service, in.Slices); len(left) > 0 {
+		plan.Delete = append(append([]*discovery.EndpointSlice(nil), plan.Delete...), left...)
+	}
 }
 
 // ManagedByOf is the managed-by value svc's slices carry in a run under

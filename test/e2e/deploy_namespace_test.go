@@ -100,6 +100,18 @@ func TestDeploySidecar(t *testing.T) {
 	if fmt.Sprint(names) != "[kubectl-slices web]" || sa != "kubectl-slices" {
 		t.Errorf("patched: containers %v, serviceAccountName %q", names, sa)
 	}
+	// Only the loop's container mounts the loop's token.
+	automount, found, _ := unstructured.NestedBool(d.Object, "spec", "template", "spec", "automountServiceAccountToken")
+	var mounts []string
+	for _, c := range containers {
+		ms, _, _ := unstructured.NestedSlice(c.(map[string]any), "volumeMounts")
+		for _, m := range ms {
+			mounts = append(mounts, c.(map[string]any)["name"].(string)+":"+m.(map[string]any)["mountPath"].(string))
+		}
+	}
+	if !found || automount || fmt.Sprint(mounts) != "[kubectl-slices:/var/run/secrets/kubernetes.io/serviceaccount]" {
+		t.Errorf("patched: automount %v (set %v), token mounts %v", automount, found, mounts)
+	}
 	// The printed next step names the same patch.
 	hint := kubectl(t, shared, "slices", "deploy", "--sidecar-for", "deploy/web", "-n", ns).Stderr
 	if !strings.Contains(hint, "kubectl patch deployment web -n "+ns+" --type strategic") {

@@ -18,7 +18,8 @@ var restricted = map[string]string{"pod-security.kubernetes.io/enforce": "restri
 // TestSidecarKeepsSlicesCurrent: in a namespace that enforces the restricted
 // Pod Security Standard, `deploy --sidecar-for deploy/web` (RBAC) and its
 // --patch, applied with kubectl, put the loop beside a real workload. The
-// sidecar publishes the Service's Pods; when a workload's own readiness
+// sidecar publishes the Service's Pods with the loop's token, which the
+// workload's own container does not hold; when a workload's own readiness
 // probe fails (the kubelet's verdict, no status patch) the slice marks it
 // not ready, and ready again when the probe passes.
 func TestSidecarKeepsSlicesCurrent(t *testing.T) {
@@ -30,7 +31,14 @@ func TestSidecarKeepsSlicesCurrent(t *testing.T) {
 	if r := kubectl(t, bare, "create", "--dry-run=server", "-n", ns, "-f", "-"); r.Code == 0 || !strings.Contains(r.Stderr, `violates PodSecurity "restricted`) {
 		t.Fatalf("a Pod failing the restricted profile was admitted: exit %d %s", r.Code, r.Stderr)
 	}
-	startWeb(t, ns, 2)
+	// Before the patch the workload runs as the namespace's default
+	// ServiceAccount, whose token the kubelet mounts: the probe below sees
+	// one where there is one.
+	for _, p := range startWeb(t, ns, 2) {
+		if got := tokenMounted(t, p.Status.PodIP); got != "present" {
+			t.Fatalf("pod %s before the patch: token %s; the probe of the token sees nothing", p.Name, got)
+		}
+	}
 
 	rbac := kubectl(t, "", "slices", "deploy", "--image", pluginImage, "--sidecar-for", "deploy/web", "-n", ns).ok(t)
 	kubectl(t, rbac, "apply", "-f", "-").ok(t)
@@ -43,6 +51,17 @@ func TestSidecarKeepsSlicesCurrent(t *testing.T) {
 		want[p.Status.PodIP] = true
 	}
 	waitSlice(t, ns, "web", want)
+	// The Pods run as the loop's ServiceAccount, but only the sidecar
+	// mounts its token (it wrote the slices above with it: the default
+	// ServiceAccount may write none): the workload's container has none.
+	for _, p := range pods {
+		if p.Spec.ServiceAccountName != "kubectl-slices" {
+			t.Errorf("pod %s runs as %q", p.Name, p.Spec.ServiceAccountName)
+		}
+		if got := tokenMounted(t, p.Status.PodIP); got != "absent" {
+			t.Errorf("pod %s: the workload's container finds a token (%s): it holds the loop's rights", p.Name, got)
+		}
+	}
 
 	// The sidecar's own log, through the kubelet.
 	eventually(t, 20*time.Second, "sidecar log", func() error {
@@ -111,6 +130,17 @@ func sidecarPods(t *testing.T, ns string, count int) []corev1.Pod {
 		return nil
 	})
 	return pods
+}
+
+// tokenMounted asks the workload at ip whether a ServiceAccount token is
+// mounted in its container: "present" or "absent".
+func tokenMounted(t *testing.T, ip string) string {
+	t.Helper()
+	code, body, err := httpGet(fmt.Sprintf("http://%s:8000/token", ip))
+	if err != nil || code != 200 {
+		t.Fatalf("GET /token on %s: %d %q %v", ip, code, body, err)
+	}
+	return strings.TrimSpace(body)
 }
 
 // setReady switches the workload's /ready at ip.

@@ -1,7 +1,9 @@
 // Command workload is the test node's HTTP workload: it serves / and a
 // readiness endpoint /ready that answers 200 or 503. Its readiness is the
 // test's to switch, through the Pod's own probe: POST /ready/on or
-// /ready/off. It starts ready unless -ready=false.
+// /ready/off. It starts ready unless -ready=false. GET /token says whether
+// a ServiceAccount token is mounted where in-cluster clients look for it
+// ("present" or "absent"), never the token itself.
 package main
 
 import (
@@ -14,6 +16,9 @@ import (
 	"sync/atomic"
 	"syscall"
 )
+
+// tokenFile is where the kubelet mounts a Pod's ServiceAccount token.
+const tokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
 func main() {
 	addr := flag.String("addr", ":8000", "listen address")
@@ -37,6 +42,13 @@ func main() {
 			fmt.Fprintln(w, v)
 		}
 	}
+	mux.HandleFunc("GET /token", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := os.Stat(tokenFile); err == nil {
+			fmt.Fprintln(w, "present")
+			return
+		}
+		fmt.Fprintln(w, "absent")
+	})
 	mux.HandleFunc("POST /ready/on", set(true))
 	mux.HandleFunc("POST /ready/off", set(false))
 	srv := &http.Server{Addr: *addr, Handler: mux}
