@@ -27,6 +27,7 @@ type DeployOptions struct {
 	CertManager     bool
 	AllowUsers      []string
 	AllowGroups     []string
+	WebhookSources  []string
 	Output          string
 	// namespace is where the manifests go; ownNamespace says it is
 	// kubectl-slices' own, which cluster mode creates.
@@ -60,6 +61,7 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.BoolVar(&o.CertManager, "cert-manager", false, "With --webhook: let cert-manager issue the certificate and inject the CA, instead of generating them here")
 	f.StringSliceVar(&o.AllowUsers, "allow-user", nil, "With --webhook: users besides the loop's ServiceAccount who may write our EndpointSlices (with kubectl slices sync)")
 	f.StringSliceVar(&o.AllowGroups, "allow-group", nil, "With --webhook: groups whose members may write our EndpointSlices (with kubectl slices sync), e.g. system:masters")
+	f.StringSliceVar(&o.WebhookSources, "webhook-source", nil, "With --webhook: CIDRs the API server calls webhooks from; the NetworkPolicy admits the webhook port from these only (default every address)")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
@@ -99,7 +101,8 @@ func (o *DeployOptions) Complete(c *cobra.Command, _ []string) error {
 func (o *DeployOptions) request() deploy.Request {
 	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
 		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
-		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups}}
+		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups},
+		WebhookSources: o.WebhookSources}
 }
 
 // Run prints the manifests; a sidecar's next step goes to stderr, as

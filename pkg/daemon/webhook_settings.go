@@ -11,6 +11,8 @@ import (
 // gives them, to `webhook` and to `sync --watch`; errors name the flags.
 type WebhookSettings struct {
 	Addr, CertFile, KeyFile string
+	// ClientCAFile makes callers present a client certificate it signed.
+	ClientCAFile string
 	// DenyOn are the Service findings that deny instead of warning.
 	DenyOn []string
 	// AllowUsers and AllowGroups may write our slices besides the field
@@ -22,7 +24,7 @@ type WebhookSettings struct {
 // whole point (standalone) rather than an addition to sync --watch, where
 // none given means no webhook.
 func (s WebhookSettings) Validate(required bool) error {
-	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0
+	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || s.ClientCAFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0
 	if !required && !set {
 		return nil
 	}
@@ -44,7 +46,7 @@ func (s WebhookSettings) Validate(required bool) error {
 // write.
 func (s WebhookSettings) Webhook(plan reconcile.Options, fieldManagers []string) *Webhook {
 	denyOn, _ := webhook.ParseKinds(s.DenyOn) // Validate parsed them
-	return &Webhook{Addr: s.Addr, CertFile: s.CertFile, KeyFile: s.KeyFile,
+	return &Webhook{Addr: s.Addr, CertFile: s.CertFile, KeyFile: s.KeyFile, ClientCAFile: s.ClientCAFile,
 		Handler: &webhook.Handler{Plan: plan, DenyOn: denyOn,
 			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: s.AllowUsers, Groups: s.AllowGroups}}}
 }

@@ -29,6 +29,8 @@ type Request struct {
 	Webhook     bool
 	CertManager bool
 	Allowed     Allowed
+	// WebhookSources are the CIDRs the webhook's NetworkPolicy admits.
+	WebhookSources []string
 }
 
 // Validate refuses a combination of modes that does not go together, and
@@ -48,6 +50,11 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		return fmt.Errorf("--cert-manager goes with --webhook")
 	case allowed && !r.Webhook:
 		return fmt.Errorf("--allow-user and --allow-group go with --webhook")
+	case len(r.WebhookSources) > 0 && !r.Webhook:
+		return fmt.Errorf("--webhook-source goes with --webhook")
+	}
+	if err := CheckSources(r.WebhookSources); err != nil {
+		return err
 	}
 	if err := checkAllowed(r.Allowed.Users, r.Allowed.Groups); err != nil {
 		return err
@@ -87,7 +94,7 @@ func Render(r Request) (Rendered, error) {
 		scope = Namespace
 	}
 	o := Options{Namespace: r.Namespace, Image: r.Image, Replicas: r.Replicas, Scope: scope, HealthPort: r.HealthPort,
-		CreateNamespace: r.OwnNamespace && scope == Cluster}
+		CreateNamespace: r.OwnNamespace && scope == Cluster, WebhookSources: r.WebhookSources}
 	objs, err := Objects(o)
 	if err != nil || !r.Webhook {
 		return Rendered{Data: objs}, err
@@ -99,7 +106,11 @@ func Render(r Request) (Rendered, error) {
 		}
 	}
 	objs, err = WithWebhook(objs, o, tls, r.Allowed)
-	return Rendered{Data: objs}, err
+	var next string
+	if len(r.WebhookSources) == 0 {
+		next = "# the NetworkPolicy admits the webhook port from every address: name the addresses the API server calls webhooks from with --webhook-source CIDR to keep other Pods out\n"
+	}
+	return Rendered{Data: objs, Next: next}, err
 }
 
 func renderSidecar(r Request) (Rendered, error) {
