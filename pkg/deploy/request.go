@@ -31,6 +31,9 @@ type Request struct {
 	Allowed     Allowed
 	// WebhookSources are the CIDRs the webhook's NetworkPolicy admits.
 	WebhookSources []string
+	// WebhookClientCA, when set, is the CA (PEM) of the API server's
+	// webhook client certificate, which the webhook then requires.
+	WebhookClientCA []byte
 }
 
 // Validate refuses a combination of modes that does not go together, and
@@ -52,6 +55,13 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		return fmt.Errorf("--allow-user and --allow-group go with --webhook")
 	case len(r.WebhookSources) > 0 && !r.Webhook:
 		return fmt.Errorf("--webhook-source goes with --webhook")
+	case r.WebhookClientCA != nil && !r.Webhook:
+		return fmt.Errorf("--webhook-client-ca goes with --webhook")
+	}
+	if r.WebhookClientCA != nil {
+		if err := CheckClientCA(r.WebhookClientCA); err != nil {
+			return err
+		}
 	}
 	if err := CheckSources(r.WebhookSources); err != nil {
 		return err
@@ -106,6 +116,9 @@ func Render(r Request) (Rendered, error) {
 		}
 	}
 	objs, err = WithWebhook(objs, o, tls, r.Allowed)
+	if err == nil && r.WebhookClientCA != nil {
+		objs = withClientCA(objs, r.Namespace, r.WebhookClientCA)
+	}
 	var next string
 	if len(r.WebhookSources) == 0 {
 		next = "# the NetworkPolicy admits the webhook port from every address: name the addresses the API server calls webhooks from with --webhook-source CIDR to keep other Pods out\n"
