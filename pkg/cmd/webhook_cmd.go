@@ -46,9 +46,16 @@ field manager (--field-manager): anyone can send a field manager, so it never ad
 writer alone; it tells an allowed writer's sync from a hand edit the next sync would undo.
 DELETE is always allowed.
 
-Service findings name Pods, their labels, owners and ports only to a writer who may list
-Pods in the namespace (a SubjectAccessReview, cached per user and namespace for 30 s,
-10 s when refused); others read the finding without them.
+Service findings name Pods, their labels, owners and ports only when the caller is the API
+server, proven by a client certificate signed by a CA of --client-ca-file (the API
+server presents one when its AdmissionConfiguration names a kubeconfig for the webhook),
+and then only to a writer who may list Pods in the namespace (a SubjectAccessReview,
+cached per user and namespace for 30 s, 10 s when refused, at most 1 a second for all
+users after a burst of 3); others read the finding without them. Without
+--client-ca-file anyone who reaches the port could claim any user, so no finding names
+Pods and no access is reviewed. With it, other callers are refused at the TLS handshake.
+
+Idle connections are closed after 30 s, and at most 512 are served at once.
 
 The certificate and key are re-read when the files change, so a rotated certificate is
 served without a restart. Register the paths with a ValidatingWebhookConfiguration
