@@ -216,13 +216,17 @@ func TestServeLimits(t *testing.T) {
 		func(ln net.Listener) net.Listener { counted.Listener = ln; return counted })
 	const n = 40
 	var wg sync.WaitGroup
-	errs := make(chan error, n+1)
+	errs := make(chan error, n+2)
 	start := time.Now()
+	// One deadline for every client: without the timeouts, the test fails
+	// at it rather than wave after wave of connections.
+	deadline := start.Add(20 * time.Second)
+	dialer := &net.Dialer{Deadline: deadline}
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 30 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+			conn, err := tls.DialWithDialer(dialer, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
 			if err != nil {
 				errs <- err
 				return
@@ -237,7 +241,7 @@ func TestServeLimits(t *testing.T) {
 			}
 			resp.Body.Close()
 			// Idle until the server closes the connection.
-			_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			_ = conn.SetDeadline(deadline)
 			_, err = br.ReadByte()
 			if err != io.EOF {
 				errs <- fmt.Errorf("an idle HTTP/1.1 connection: %v, want EOF", err)
@@ -248,13 +252,13 @@ func TestServeLimits(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		conn, err := net.Dial("tcp", addr)
+		conn, err := dialer.Dial("tcp", addr)
 		if err != nil {
 			errs <- err
 			return
 		}
 		defer conn.Close()
-		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_ = conn.SetDeadline(deadline)
 		if _, err := conn.Read(make([]byte, 1)); err != io.EOF {
 			errs <- fmt.Errorf("a silent connection: %v, want EOF", err)
 		}
@@ -264,7 +268,7 @@ func TestServeLimits(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 30 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+		conn, err := tls.DialWithDialer(dialer, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
 		if err != nil {
 			errs <- err
 			return
@@ -276,7 +280,7 @@ func TestServeLimits(t *testing.T) {
 		}
 		// The client preface and an empty SETTINGS frame.
 		fmt.Fprint(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
-		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_ = conn.SetDeadline(deadline)
 		if _, err := io.Copy(io.Discard, conn); err != nil {
 			errs <- fmt.Errorf("an idle HTTP/2 connection: %v, want EOF", err)
 		}
