@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -29,11 +30,15 @@ type DeployOptions struct {
 	AllowUsers      []string
 	AllowGroups     []string
 	ControllerUsers []string
+	WebhookSources  []string
+	WebhookClientCA string
 	Output          string
 	// namespace is where the manifests go; ownNamespace says it is
 	// kubectl-slices' own, which cluster mode creates.
 	namespace    string
 	ownNamespace bool
+	// clientCA is --webhook-client-ca's content, read by Validate.
+	clientCA []byte
 }
 
 // defaultImage is the image of this build's version; no image is
@@ -63,6 +68,8 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.StringSliceVar(&o.AllowUsers, "allow-user", nil, "With --webhook: users besides the loop's ServiceAccount who may write our EndpointSlices (with kubectl slices sync)")
 	f.StringSliceVar(&o.AllowGroups, "allow-group", nil, "With --webhook: groups whose members may write our EndpointSlices (with kubectl slices sync), e.g. system:masters")
 	f.StringSliceVar(&o.ControllerUsers, "controller-user", webhook.DefaultControllerUsers, "With --webhook: the only users who may write EndpointSlices labelled with kube-controller-manager's managed-by values (its own user, and its controllers' ServiceAccounts with --use-service-account-credentials); empty leaves them unguarded")
+	f.StringSliceVar(&o.WebhookSources, "webhook-source", nil, "With --webhook: CIDRs the API server calls webhooks from; the NetworkPolicy admits the webhook port from these only (default every address)")
+	f.StringVar(&o.WebhookClientCA, "webhook-client-ca", "", "With --webhook: the CA (PEM file) of the client certificate the API server presents to webhooks (its AdmissionConfiguration); the webhook then refuses every other caller")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
@@ -79,6 +86,13 @@ func (o *DeployOptions) Validate() error {
 		return exit.Usagef("-o must be yaml or json, got %q", o.Output)
 	case o.AllNamespaces:
 		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
+	}
+	if o.WebhookClientCA != "" {
+		ca, err := os.ReadFile(o.WebhookClientCA)
+		if err != nil {
+			return exit.Usagef("--webhook-client-ca: %v", err)
+		}
+		o.clientCA = ca
 	}
 	if err := o.request().Validate(webhook.CheckAllowed); err != nil {
 		return exit.Usagef("%v", err)
@@ -108,7 +122,8 @@ func (o *DeployOptions) Complete(c *cobra.Command, _ []string) error {
 func (o *DeployOptions) request() deploy.Request {
 	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
 		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
-		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups, ControllerUsers: o.ControllerUsers}}
+		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups, ControllerUsers: o.ControllerUsers},
+		WebhookSources: o.WebhookSources, WebhookClientCA: o.clientCA}
 }
 
 // Run prints the manifests; a sidecar's next step goes to stderr, as

@@ -68,7 +68,7 @@ func (o *SyncOptions) validateWatch() error {
 		return exit.Usagef("--standby stands by beside kube-controller-manager, and --managed-by %s is its own value: drop one of them", o.Plan.ManagedBy)
 	}
 	if !w.Watch {
-		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" {
+		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" || o.Webhook.ClientCAFile != "" {
 			return exit.Usagef("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
 		}
 		return nil

@@ -52,9 +52,16 @@ would make the loop hand a Service back. DELETE is always allowed, and so is an 
 that changes only ownerReferences and removes finalizers (the garbage collector's writes),
 whoever makes it: it gives no one more than DELETE.
 
-Service findings name Pods, their labels, owners and ports only to a writer who may list
-Pods in the namespace (a SubjectAccessReview, cached per user and namespace for 30 s,
-10 s when refused); others read the finding without them.
+Service findings name Pods, their labels, owners and ports only when the caller is the API
+server, proven by a client certificate signed by a CA of --client-ca-file (the API
+server presents one when its AdmissionConfiguration names a kubeconfig for the webhook),
+and then only to a writer who may list Pods in the namespace (a SubjectAccessReview,
+cached per user and namespace for 30 s, 10 s when refused, at most 1 a second for all
+users after a burst of 3); others read the finding without them. Without
+--client-ca-file anyone who reaches the port could claim any user, so no finding names
+Pods and no access is reviewed. With it, other callers are refused at the TLS handshake.
+
+Idle connections are closed after 30 s, and at most 512 are served at once.
 
 The certificate and key are re-read when the files change, so a rotated certificate is
 served without a restart. Register the paths with a ValidatingWebhookConfiguration

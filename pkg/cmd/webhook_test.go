@@ -35,6 +35,9 @@ func TestWebhookUsageErrors(t *testing.T) {
 		{[]string{"sync", "--all", "--watch", "--controller-user", "kcm"}, "the webhook needs"},
 		{[]string{"deploy", "--controller-user", "kcm"}, "--controller-user goes with --webhook"},
 		{[]string{"deploy", "--webhook", "--controller-user", "kcm,,x"}, "--controller-user must name a user"},
+		{[]string{"sync", "--all", "--client-ca-file", "/nonexistent/ca.crt"}, "add --watch, or run 'kubectl slices webhook'"},
+		{[]string{"deploy", "--webhook", "--webhook-client-ca", "/nonexistent/ca.crt"}, "--webhook-client-ca: open /nonexistent/ca.crt"},
+		{[]string{"deploy", "--webhook-source", "10.0.0.0/24"}, "--webhook-source goes with --webhook"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCmd(t, c.args...)
@@ -72,6 +75,12 @@ func TestWebhookAddrTaken(t *testing.T) {
 	}
 	defer taken.Close()
 	tls := []string{"--webhook-addr", taken.Addr().String(), "--tls-cert-file", crt, "--tls-private-key-file", key}
+	// A client CA file that cannot be read is found first, as the serving
+	// pair would be.
+	noCA := append([]string{"webhook", "--client-ca-file", filepath.Join(dir, "none.crt")}, tls...)
+	if _, errOut, code := runCmd(t, noCA...); code != exit.Usage || !strings.Contains(errOut, "--client-ca-file: load client CA file "+filepath.Join(dir, "none.crt")) {
+		t.Errorf("a missing --client-ca-file: exit %d, stderr %q", code, errOut)
+	}
 	for _, args := range [][]string{
 		append([]string{"webhook"}, tls...),
 		append([]string{"sync", "--all", "--watch", "--summary-interval=0"}, tls...),

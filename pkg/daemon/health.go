@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/tools/leaderelection"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/serve"
 )
 
 // check is one probe's condition; nil means fine.
@@ -44,6 +46,13 @@ func listenHealth(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// healthLimits bound the health server: its callers are the kubelet's
+// probes (a connection each) and a metrics scraper (one kept-alive
+// connection, reopened if it idles past the scrape interval), so a few
+// dozen connections is plenty, and anything more is a peer holding them.
+var healthLimits = serve.Limits{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second,
+	WriteTimeout: 30 * time.Second, IdleTimeout: 10 * time.Second, MaxConns: 256}
+
 // serveHealth serves /healthz, /readyz and /metrics on ln until ctx is done.
 func serveHealth(ctx context.Context, ln net.Listener, reg *prometheus.Registry, ready, healthy func() error, watchdog *leaderelection.HealthzAdaptor) {
 	mux := http.NewServeMux()
@@ -55,9 +64,9 @@ func serveHealth(ctx context.Context, ln net.Listener, reg *prometheus.Registry,
 	mux.Handle("/healthz", probe(alive, lease))
 	mux.Handle("/readyz", probe(func(*http.Request) error { return ready() }))
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := healthLimits.Server(mux)
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(healthLimits.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			_ = err // the listener closed under us: the probes fail, the kubelet acts
 		}
 	}()

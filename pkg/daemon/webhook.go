@@ -25,7 +25,12 @@ import (
 // up when the server stops.
 type Webhook struct {
 	Addr, CertFile, KeyFile string
-	Handler                 *webhook.Handler
+	// ClientCAFile, when set, makes every caller present a client
+	// certificate signed by one of its CAs (the API server's, from its
+	// AdmissionConfiguration): only then are Service warnings' Pod names
+	// shown, to writers who may list the Pods.
+	ClientCAFile string
+	Handler      *webhook.Handler
 	// AllowSelf lets the process's own identity (as the API server
 	// authenticates it: a SelfSubjectReview at start) write our slices:
 	// the webhook serves beside the loop, whose writes are its own.
@@ -37,6 +42,7 @@ type webhookServer struct {
 	cfg      Webhook
 	stats    webhook.Stats
 	certs    *webhook.CertReloader
+	cas      *webhook.ClientCAs
 	log      io.Writer
 	requests func() int
 	ln       net.Listener
@@ -71,6 +77,9 @@ func listenWebhook(ctx context.Context, client kubernetes.Interface, cfg Webhook
 		}
 		fmt.Fprintf(s.log, "webhook: serving certificate loaded from %s\n", cfg.CertFile)
 	}
+	if err = s.loadClientCAs(); err != nil {
+		return nil, &ConfigError{err}
+	}
 	if s.ln, err = webhook.Listen(cfg.Addr); err != nil {
 		return nil, &ConfigError{fmt.Errorf("--webhook-addr %s: %v", cfg.Addr, errors.Unwrap(err))}
 	}
@@ -79,6 +88,27 @@ func listenWebhook(ctx context.Context, client kubernetes.Interface, cfg Webhook
 	}
 	fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", s.ln.Addr(), webhook.ServicesPath, webhook.EndpointSlicesPath)
 	return s, nil
+}
+
+// loadClientCAs loads --client-ca-file, if any, and says what it means.
+func (s *webhookServer) loadClientCAs() error {
+	if s.cfg.ClientCAFile == "" {
+		fmt.Fprintln(s.log, "webhook: no --client-ca-file: callers are not authenticated, so Service warnings name no Pods and no access is reviewed")
+		return nil
+	}
+	var err error
+	if s.cas, err = webhook.NewClientCAs(s.cfg.ClientCAFile); err != nil {
+		return fmt.Errorf("--client-ca-file: %w", err)
+	}
+	s.cas.OnReload = func(err error) {
+		if err != nil {
+			fmt.Fprintf(s.log, "webhook: cannot reload the client CA file, keeping the previous one: %v\n", err)
+			return
+		}
+		fmt.Fprintf(s.log, "webhook: client CA file reloaded from %s\n", s.cfg.ClientCAFile)
+	}
+	fmt.Fprintf(s.log, "webhook: callers must present a client certificate signed by a CA of %s\n", s.cfg.ClientCAFile)
+	return nil
 }
 
 // allowSelf adds the process's own user, as the API server authenticates
@@ -121,7 +151,7 @@ func (s *webhookServer) synced(c *cluster.Cache, namespace string) {
 // run serves on the bound listener until ctx is done and prints a summary
 // line.
 func (s *webhookServer) run(ctx context.Context) error {
-	err := webhook.Serve(ctx, s.ln, s.cfg.Handler.Mux(), s.certs)
+	err := webhook.Serve(ctx, s.ln, s.cfg.Handler.Mux(), webhook.TLS{Certs: s.certs, ClientCAs: s.cas})
 	counts, p50, p99 := s.stats.Summary()
 	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v, %d TLS handshakes",
 		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond), s.certs.Handshakes())
@@ -132,6 +162,9 @@ func (s *webhookServer) run(ctx context.Context) error {
 			// Each is a cache miss: at most one per user and namespace
 			// per 30 s (10 s when refused), for Services with findings.
 			line += fmt.Sprintf(" (%d of them access reviews)", s.access.Reviews())
+			if n := s.access.Limited(); n > 0 {
+				line += fmt.Sprintf("; %d access reviews skipped by the rate limit", n)
+			}
 		}
 	}
 	s.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 // gives them, to `webhook` and to `sync --watch`; errors name the flags.
 type WebhookSettings struct {
 	Addr, CertFile, KeyFile string
+	// ClientCAFile makes callers present a client certificate it signed.
+	ClientCAFile string
 	// DenyOn are the Service findings that deny instead of warning.
 	DenyOn []string
 	// AllowUsers and AllowGroups may write our slices besides the field
@@ -27,7 +29,7 @@ type WebhookSettings struct {
 // whole point (standalone) rather than an addition to sync --watch, where
 // none given means no webhook.
 func (s WebhookSettings) Validate(required bool) error {
-	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0 ||
+	set := s.Addr != "" || s.CertFile != "" || s.KeyFile != "" || s.ClientCAFile != "" || len(s.DenyOn) > 0 || len(s.AllowUsers) > 0 || len(s.AllowGroups) > 0 ||
 		(s.ControllerUsers != nil && !slices.Equal(s.ControllerUsers, webhook.DefaultControllerUsers))
 	if !required && !set {
 		return nil
@@ -57,7 +59,7 @@ func (s WebhookSettings) Webhook(plan reconcile.Options, fieldManagers []string)
 	if controllers == nil {
 		controllers = webhook.DefaultControllerUsers
 	}
-	return &Webhook{Addr: s.Addr, CertFile: s.CertFile, KeyFile: s.KeyFile,
+	return &Webhook{Addr: s.Addr, CertFile: s.CertFile, KeyFile: s.KeyFile, ClientCAFile: s.ClientCAFile,
 		Handler: &webhook.Handler{Plan: plan, DenyOn: denyOn,
 			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: s.AllowUsers, Groups: s.AllowGroups,
 				ControllerUsers: controllers}}}

@@ -38,6 +38,9 @@ type Options struct {
 	CreateNamespace bool
 	// HealthPort serves /healthz, /readyz and /metrics.
 	HealthPort int32
+	// WebhookSources are the CIDRs the webhook port admits (WithWebhook);
+	// none means EveryAddress.
+	WebhookSources []string
 }
 
 func (o Options) validate() error {

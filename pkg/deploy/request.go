@@ -29,6 +29,11 @@ type Request struct {
 	Webhook     bool
 	CertManager bool
 	Allowed     Allowed
+	// WebhookSources are the CIDRs the webhook's NetworkPolicy admits.
+	WebhookSources []string
+	// WebhookClientCA, when set, is the CA (PEM) of the API server's
+	// webhook client certificate, which the webhook then requires.
+	WebhookClientCA []byte
 }
 
 // Validate refuses a combination of modes that does not go together, and
@@ -48,6 +53,18 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		return fmt.Errorf("--cert-manager goes with --webhook")
 	case allowed && !r.Webhook:
 		return fmt.Errorf("--allow-user and --allow-group go with --webhook")
+	case len(r.WebhookSources) > 0 && !r.Webhook:
+		return fmt.Errorf("--webhook-source goes with --webhook")
+	case r.WebhookClientCA != nil && !r.Webhook:
+		return fmt.Errorf("--webhook-client-ca goes with --webhook")
+	}
+	if r.WebhookClientCA != nil {
+		if err := CheckClientCA(r.WebhookClientCA); err != nil {
+			return err
+		}
+	}
+	if err := CheckSources(r.WebhookSources); err != nil {
+		return err
 	}
 	if err := checkAllowed(r.Allowed.Users, r.Allowed.Groups); err != nil {
 		return err
@@ -87,7 +104,7 @@ func Render(r Request) (Rendered, error) {
 		scope = Namespace
 	}
 	o := Options{Namespace: r.Namespace, Image: r.Image, Replicas: r.Replicas, Scope: scope, HealthPort: r.HealthPort,
-		CreateNamespace: r.OwnNamespace && scope == Cluster}
+		CreateNamespace: r.OwnNamespace && scope == Cluster, WebhookSources: r.WebhookSources}
 	objs, err := Objects(o)
 	if err != nil || !r.Webhook {
 		return Rendered{Data: objs}, err
@@ -99,7 +116,14 @@ func Render(r Request) (Rendered, error) {
 		}
 	}
 	objs, err = WithWebhook(objs, o, tls, r.Allowed)
-	return Rendered{Data: objs}, err
+	if err == nil && r.WebhookClientCA != nil {
+		objs = withClientCA(objs, r.Namespace, r.WebhookClientCA)
+	}
+	var next string
+	if len(r.WebhookSources) == 0 {
+		next = "# the NetworkPolicy admits the webhook port from every address: name the addresses the API server calls webhooks from with --webhook-source CIDR to keep other Pods out\n"
+	}
+	return Rendered{Data: objs, Next: next}, err
 }
 
 func renderSidecar(r Request) (Rendered, error) {

@@ -30,6 +30,8 @@ func TestRequestValidate(t *testing.T) {
 		{"webhook in a sidecar", with(func(r *Request) { r.Webhook, r.SidecarFor = true, "deploy/web" }), "cluster mode only"},
 		{"cert-manager alone", with(func(r *Request) { r.CertManager = true }), "--cert-manager goes with --webhook"},
 		{"allowed alone", with(func(r *Request) { r.Allowed.Groups = []string{"system:masters"} }), "go with --webhook"},
+		{"sources alone", with(func(r *Request) { r.WebhookSources = []string{"10.0.0.0/24"} }), "--webhook-source goes with --webhook"},
+		{"source not a CIDR", with(func(r *Request) { r.Webhook, r.WebhookSources = true, []string{"10.0.0.1"} }), `--webhook-source "10.0.0.1" is not a CIDR`},
 		{"no replicas", with(func(r *Request) { r.Replicas = 0 }), "--replicas must be at least 1"},
 		{"port 0", with(func(r *Request) { r.HealthPort = 0 }), "--health-port must be between 1 and 65535"},
 		{"port 65536", with(func(r *Request) { r.HealthPort = 65536 }), "--health-port must be between 1 and 65535"},

@@ -47,7 +47,8 @@ func WebhookDNSNames(ns string) []string {
 // WithWebhook adds the admission webhook to cluster-mode objects (from
 // Objects): the Deployment also serves it, a Service reaches it, the
 // certificate (a Secret, or cert-manager's Issuer and Certificate) and the
-// two ValidatingWebhookConfigurations register it.
+// two ValidatingWebhookConfigurations register it; a NetworkPolicy admits
+// the webhook port from o.WebhookSources only.
 //
 // The webhook lets the loop's ServiceAccount write our slices, and the
 // users and groups allowed names (those who run sync by hand).
@@ -81,7 +82,8 @@ func WithWebhook(objs []runtime.Object, o Options, tls TLS, allowed Allowed) ([]
 			Data:       map[string][]byte{corev1.TLSCertKey: tls.CertPEM, corev1.TLSPrivateKeyKey: tls.KeyPEM},
 		})
 	}
-	return append(out, webhookConfigs(o.Namespace, tls, allowed.ControllerUsers)...), nil
+	out = append(out, webhookConfigs(o.Namespace, tls, allowed.ControllerUsers)...)
+	return append(out, networkPolicy(o, o.WebhookSources)), nil
 }
 
 // Allowed are the identities, besides the loop's ServiceAccount, that the

@@ -23,7 +23,7 @@ func TestWebhook(t *testing.T) {
 	if !reflect.DeepEqual(objs[6], before) {
 		t.Error("WithWebhook changed its input Deployment")
 	}
-	want := "Namespace ServiceAccount ClusterRole ClusterRoleBinding Role RoleBinding Deployment PodDisruptionBudget Service Secret ValidatingWebhookConfiguration ValidatingWebhookConfiguration"
+	want := "Namespace ServiceAccount ClusterRole ClusterRoleBinding Role RoleBinding Deployment PodDisruptionBudget Service Secret ValidatingWebhookConfiguration ValidatingWebhookConfiguration NetworkPolicy"
 	if got := strings.Join(kinds(t, out), " "); got != want {
 		t.Fatalf("kinds %s", got)
 	}
@@ -92,7 +92,7 @@ func TestWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(kinds(t, cm)[8:], " "); got != "Service Issuer Certificate ValidatingWebhookConfiguration ValidatingWebhookConfiguration" {
+	if got := strings.Join(kinds(t, cm)[8:], " "); got != "Service Issuer Certificate ValidatingWebhookConfiguration ValidatingWebhookConfiguration NetworkPolicy" {
 		t.Errorf("cert-manager kinds %s", got)
 	}
 	vwc := cm[11].(*admissionregistrationv1.ValidatingWebhookConfiguration)

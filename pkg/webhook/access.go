@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +32,10 @@ const (
 	DefaultMaxUsers   = 4096
 	// reviewTimeout bounds a review within the Services webhook's 3 s.
 	reviewTimeout = time.Second
+	// DefaultReviewRate and DefaultReviewBurst bound the reviews of all
+	// users together: one a second, after a burst of three.
+	DefaultReviewRate  = rate.Limit(1)
+	DefaultReviewBurst = 3
 )
 
 // Reviewer is the SubjectAccessReview create call (client-go's
@@ -44,15 +49,21 @@ type Reviewer func(ctx context.Context, r *authorizationv1.SubjectAccessReview, 
 // the API server, about a millisecond on loopback) and happens at most once
 // per TTL per user and namespace, and only for a Service whose findings
 // hold Pod data. A review that fails counts as refused: the data stays
-// hidden (fail closed).
+// hidden (fail closed). Misses are reviewed at most at Limit's rate, all
+// users together, whatever the admissions ask: many users and namespaces
+// (or a caller inventing them) cannot make the webhook an amplifier of
+// requests to the API server. A miss past the rate is answered refused and
+// not remembered, so the next admission asks again.
 type AccessCache struct {
 	Review                Reviewer
 	AllowedTTL, DeniedTTL time.Duration
 	Max                   int
+	// Limit bounds the reviews made; nil leaves them unbounded.
+	Limit *rate.Limiter
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 
-	reviews atomic.Int64
+	reviews, limited atomic.Int64
 
 	mu      sync.Mutex
 	entries map[string]accessEntry
@@ -65,11 +76,15 @@ type accessEntry struct {
 
 // NewAccessCache returns a cache with the default TTLs and bound.
 func NewAccessCache(review Reviewer) *AccessCache {
-	return &AccessCache{Review: review, AllowedTTL: DefaultAllowedTTL, DeniedTTL: DefaultDeniedTTL, Max: DefaultMaxUsers}
+	return &AccessCache{Review: review, AllowedTTL: DefaultAllowedTTL, DeniedTTL: DefaultDeniedTTL, Max: DefaultMaxUsers,
+		Limit: rate.NewLimiter(DefaultReviewRate, DefaultReviewBurst)}
 }
 
 // Reviews is the number of SubjectAccessReviews made (the cache's misses).
 func (c *AccessCache) Reviews() int64 { return c.reviews.Load() }
+
+// Limited is the number of misses not reviewed for the rate limit.
+func (c *AccessCache) Limited() int64 { return c.limited.Load() }
 
 // MayListPods implements PodAccess.
 func (c *AccessCache) MayListPods(ctx context.Context, u authenticationv1.UserInfo, ns string) bool {
@@ -80,6 +95,10 @@ func (c *AccessCache) MayListPods(ctx context.Context, u authenticationv1.UserIn
 	c.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		return e.allowed
+	}
+	if c.Limit != nil && !c.Limit.AllowN(now, 1) {
+		c.limited.Add(1)
+		return false
 	}
 	allowed := c.review(ctx, u, ns)
 	ttl := c.DeniedTTL

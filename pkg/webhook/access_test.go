@@ -36,6 +36,7 @@ func TestAccessCache(t *testing.T) {
 	now := time.Unix(1000, 0)
 	c := NewAccessCache(auth.review)
 	c.Now = func() time.Time { return now }
+	c.Limit = nil // the rate limit has its own test
 	ctx := context.Background()
 	alice := authenticationv1.UserInfo{Username: "alice", UID: "a1", Groups: []string{"dev", "system:authenticated"},
 		Extra: map[string]authenticationv1.ExtraValue{"scopes": {"x"}}}
@@ -108,6 +109,7 @@ func TestAccessCacheBounded(t *testing.T) {
 	c := NewAccessCache(auth.review)
 	c.Max = 10
 	c.Now = func() time.Time { return now }
+	c.Limit = nil
 	for i := range 1000 {
 		now = now.Add(time.Millisecond)
 		c.MayListPods(context.Background(), authenticationv1.UserInfo{Username: fmt.Sprint("u", i)}, "ns")
@@ -130,5 +132,48 @@ func TestAccessKey(t *testing.T) {
 	c := accessKey(authenticationv1.UserInfo{Username: "a", Groups: []string{"b", "c"}}, "ns")
 	if a == b || a == c || b == c {
 		t.Fatalf("keys collide: %q %q %q", a, b, c)
+	}
+}
+
+// Reviews are bounded for all users together, whatever the admissions
+// ask: 150 users (as a caller inventing them would send) within a second
+// cost the burst, then one a second; a miss past the rate is refused and
+// not remembered, so the user is reviewed once the rate allows.
+func TestAccessCacheRateLimit(t *testing.T) {
+	auth := &fakeAuthorizer{allowed: map[string]bool{}}
+	now := time.Unix(1000, 0)
+	c := NewAccessCache(auth.review)
+	c.Now = func() time.Time { return now }
+	for i := range 150 {
+		auth.allowed[fmt.Sprint("u", i, "@ns")] = true
+	}
+	granted := 0
+	for i := range 150 {
+		now = now.Add(5 * time.Millisecond) // 150 in 0.75 s
+		if c.MayListPods(context.Background(), authenticationv1.UserInfo{Username: fmt.Sprint("u", i)}, "ns") {
+			granted++
+		}
+	}
+	if len(auth.calls) != DefaultReviewBurst || granted != DefaultReviewBurst || c.Limited() != int64(150-DefaultReviewBurst) {
+		t.Fatalf("%d reviews, %d granted, %d limited in 0.75 s; want the burst of %d", len(auth.calls), granted, c.Limited(), DefaultReviewBurst)
+	}
+	// A refused miss was not remembered: u149 is asked once the rate
+	// allows, and its grant is.
+	now = now.Add(time.Second)
+	u := authenticationv1.UserInfo{Username: "u149"}
+	if !c.MayListPods(context.Background(), u, "ns") || !c.MayListPods(context.Background(), u, "ns") {
+		t.Fatal("u149 not granted after the rate allowed a review")
+	}
+	if len(auth.calls) != DefaultReviewBurst+1 {
+		t.Fatalf("%d reviews, want %d", len(auth.calls), DefaultReviewBurst+1)
+	}
+	// Over a minute of misses every 10 ms, about one review a second.
+	before := len(auth.calls)
+	for i := range 6000 {
+		now = now.Add(10 * time.Millisecond)
+		c.MayListPods(context.Background(), authenticationv1.UserInfo{Username: fmt.Sprint("v", i)}, "ns")
+	}
+	if n := len(auth.calls) - before; n > 60+DefaultReviewBurst {
+		t.Fatalf("%d reviews in 60 s", n)
 	}
 }

@@ -48,7 +48,7 @@ func (r *CertReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 func (r *CertReloader) Handshakes() int64 { return r.handshakes.Load() }
 
 func (r *CertReloader) current() (*tls.Certificate, error) {
-	stamp, err := r.stampOf()
+	stamp, err := fileStamp(r.certFile, r.keyFile)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil && stamp == r.stamp && r.cert != nil {
@@ -70,9 +70,11 @@ func (r *CertReloader) current() (*tls.Certificate, error) {
 	return r.cert, nil
 }
 
-func (r *CertReloader) stampOf() (string, error) {
+// fileStamp is the files' sizes and modification times: a change of
+// either means the files were rewritten.
+func fileStamp(files ...string) (string, error) {
 	s := ""
-	for _, f := range []string{r.certFile, r.keyFile} {
+	for _, f := range files {
 		fi, err := os.Stat(f)
 		if err != nil {
 			return "", err

@@ -25,7 +25,13 @@
 //     Hidden text says the same without them, for a writer who may not
 //     list the namespace's Pods (PodAccess: AccessCache asks a
 //     SubjectAccessReview on a miss and remembers the answer per user and
-//     namespace, so the steady state stays at no API request).
+//     namespace, so the steady state stays at no API request; its reviews
+//     are rate-limited for all users together, so no flood of users is an
+//     amplifier). The review's userInfo is the API server's word only when
+//     the API server sent it: a caller whose client certificate the TLS
+//     server did not verify against --client-ca-file (ClientCAs) may claim
+//     any user, so it gets the Hidden text and costs no review
+//     (clientauth.go).
 //   - Guard.Judge refuses CREATE and UPDATE of our slices unless the writer,
 //     as the API server authenticated it (the review's userInfo), is one the
 //     flags allow (the loop's ServiceAccount, --allow-user, --allow-group,
@@ -45,7 +51,11 @@
 //     --controller-user; DefaultControllerUsers): a label is the client's
 //     word, and a forged controller slice would make the loop hand its
 //     Service back (controller.go).
-//   - TLS: 1.3, or 1.2 with ECDHE and AEAD suites only (listen.go).
+//   - TLS: 1.3, or 1.2 with ECDHE and AEAD suites only (listen.go); with
+//     ClientCAs, every caller must present a client certificate they
+//     signed, or is refused at the handshake. The server's timeouts and
+//     connection bound are Limits (pkg/serve): idle and silent
+//     connections are closed, and a peer cannot hold more than MaxConns.
 //
 // Certificates: CertReloader re-reads the pair when either file's size or
 // modification time changes, checked on every TLS handshake. We chose it

@@ -1,6 +1,8 @@
 package webhook
 
-import "crypto/tls"
+import (
+	"crypto/tls"
+)
 
 // aeadSuites are the TLS 1.2 cipher suites the server accepts: ECDHE key
 // exchange (forward secrecy) with an AEAD cipher. Go's defaults also accept
@@ -18,7 +20,27 @@ var aeadSuites = []uint16{
 }
 
 // tlsConfig serves the reloader's current certificate on every handshake,
-// over TLS 1.3, or TLS 1.2 with aeadSuites only.
-func tlsConfig(certs *CertReloader) *tls.Config {
-	return &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: aeadSuites, GetCertificate: certs.GetCertificate}
+// over TLS 1.3, or TLS 1.2 with aeadSuites only. With cas, every caller
+// must present a client certificate that one of them signed, checked at the
+// handshake against the current file: anyone else is refused before a byte
+// of HTTP. The protocols are named here, not left to ServeTLS, since the
+// per-handshake config is a copy of this one.
+func tlsConfig(certs *CertReloader, cas *ClientCAs) *tls.Config {
+	base := &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: aeadSuites, GetCertificate: certs.GetCertificate,
+		NextProtos: []string{"h2", "http/1.1"}}
+	if cas == nil {
+		return base
+	}
+	base.ClientAuth = tls.RequireAndVerifyClientCert
+	cfg := base.Clone()
+	cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		pool, err := cas.current()
+		if err != nil {
+			return nil, err
+		}
+		c := base.Clone()
+		c.ClientCAs = pool
+		return c, nil
+	}
+	return cfg
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/serve"
 )
 
 // Paths the handlers are served at.
@@ -78,7 +79,7 @@ func (h *Handler) serve(decide func(context.Context, *admissionv1.AdmissionReque
 			http.Error(w, fmt.Sprintf("not an AdmissionReview: %v", err), http.StatusBadRequest)
 			return
 		}
-		v, err := decide(r.Context(), review.Request)
+		v, err := decide(withCaller(r.Context(), r), review.Request)
 		resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: v.Allowed, Warnings: v.Warnings}
 		switch {
 		case err != nil:
@@ -127,11 +128,14 @@ func (h *Handler) services(ctx context.Context, req *admissionv1.AdmissionReques
 }
 
 // mayListPods asks Access only when a finding holds Pod data: a correct
-// Service, the common case, costs no review even on a cache miss.
+// Service, the common case, costs no review even on a cache miss. And only
+// for a caller whose client certificate was verified: a review from anyone
+// else may claim any userInfo (system:masters), so it neither reads Pod
+// data nor makes the webhook ask the API server anything.
 func (h *Handler) mayListPods(ctx context.Context, findings []Finding, u authenticationv1.UserInfo, ns string) bool {
 	for _, f := range findings {
 		if f.HasPodData() {
-			return h.Access != nil && h.Access.MayListPods(ctx, u, ns)
+			return callerVerified(ctx) && h.Access != nil && h.Access.MayListPods(ctx, u, ns)
 		}
 	}
 	return false
@@ -192,14 +196,40 @@ func Listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves h over TLS on ln (from Listen) with certificates from certs
-// until ctx is done, then shuts down, letting requests in flight finish.
-// ServeTLS (not Serve on a TLS listener) sets up HTTP/2 as the API server
-// expects, whose connections Shutdown closes at once when idle.
-func Serve(ctx context.Context, ln net.Listener, h http.Handler, certs *CertReloader) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tlsConfig(certs)}
+// Limits are the webhook server's timeouts and connection bound. The API
+// server waits at most 30 s for an admission (timeoutSeconds' maximum), so
+// a request or response that takes longer is nobody's; it keeps its
+// connections (HTTP/2, or HTTP/1.1 keep-alives) open between admissions,
+// and one idle for IdleTimeout is closed (HTTP/2 with a GOAWAY, after
+// which the API server opens a new one: a handshake of a few
+// milliseconds). MaxConns is far above the few connections an API server
+// keeps, and bounds what a peer that reaches the port can hold (1,000
+// idle TLS connections to it and 1,000 to the health server raised the
+// process's memory by 28 MiB: e2e TestServerIdleConnections).
+var Limits = serve.Limits{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+	WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxConns: 512}
+
+// TLS is what the server presents and asks of its callers: its serving
+// pair, and, when ClientCAs is set, the authorities one of which must have
+// signed the caller's client certificate.
+type TLS struct {
+	Certs     *CertReloader
+	ClientCAs *ClientCAs
+}
+
+// Serve serves h over TLS on ln (from Listen) until ctx is done, then shuts
+// down, letting requests in flight finish. ServeTLS (not Serve on a TLS
+// listener) sets up HTTP/2 as the API server expects, whose connections
+// Shutdown closes at once when idle.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, t TLS) error {
+	return serveWith(ctx, ln, h, t, Limits)
+}
+
+func serveWith(ctx context.Context, ln net.Listener, h http.Handler, t TLS, l serve.Limits) error {
+	srv := l.Server(h)
+	srv.TLSConfig = tlsConfig(t.Certs, t.ClientCAs)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	go func() { errc <- srv.ServeTLS(l.Listener(ln), "", "") }()
 	select {
 	case err := <-errc:
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -36,11 +37,21 @@ func (p podReaders) MayListPods(_ context.Context, u authenticationv1.UserInfo, 
 
 func (s fixedSource) Facts(svc *corev1.Service) Facts { return matching(svc, s.pods) }
 
+// review posts req as a caller whose client certificate was verified (the
+// API server, with --client-ca-file).
 func review(t *testing.T, h http.Handler, path string, req admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	t.Helper()
+	return post(t, h, path, req, &tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{{}}}})
+}
+
+// post posts req over a connection in state cs (nil: not TLS).
+func post(t *testing.T, h http.Handler, path string, req admissionv1.AdmissionRequest, cs *tls.ConnectionState) *admissionv1.AdmissionResponse {
 	t.Helper()
 	body, _ := json.Marshal(admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Request: &req})
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body)))
+	hr := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	hr.TLS = cs
+	h.ServeHTTP(rec, hr)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
@@ -193,7 +204,7 @@ func TestServeCipherSuites(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ln, http.NotFoundHandler(), certs) }()
+	go func() { done <- Serve(ctx, ln, http.NotFoundHandler(), TLS{Certs: certs}) }()
 	defer func() { cancel(); <-done }()
 	dial := func(version uint16, suites ...uint16) error {
 		conn, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true,

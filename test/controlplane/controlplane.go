@@ -42,6 +42,10 @@ type Options struct {
 	BindAddress, AdvertiseAddress string
 	// APIServerArgs are more flags for kube-apiserver.
 	APIServerArgs []string
+	// WebhookClientCert makes the API server present a client certificate
+	// to every webhook it calls (an AdmissionConfiguration); its files are
+	// in ControlPlane.WebhookClient.
+	WebhookClientCert bool
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -54,6 +58,9 @@ type ControlPlane struct {
 	Admin kubernetes.Interface
 	// AdminConfig is the admin user's rest config.
 	AdminConfig *rest.Config
+	// WebhookClient, with Options.WebhookClientCert, are the files of the
+	// client certificate the API server presents to webhooks.
+	WebhookClient *WebhookClient
 
 	ownDir     bool
 	opts       Options
@@ -133,6 +140,13 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		// Dual-stack, so the fidelity suite can cover IPv6 and dual-stack Services.
 		"--service-cluster-ip-range", "10.96.0.0/16,fd00:10:96::/112",
 		"--enable-priority-and-fairness=false", "--profiling=false", "--v=1"}
+	if cp.opts.WebhookClientCert {
+		args, err := cp.writeWebhookClientAuth()
+		if err != nil {
+			return err
+		}
+		cp.apiArgs = append(cp.apiArgs, args...)
+	}
 	cp.apiArgs = append(cp.apiArgs, cp.opts.APIServerArgs...)
 	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
 	if err != nil {

@@ -11,6 +11,11 @@
 // bound to a Node and their status is written through the status
 // subresource (see the helpers in fixtures.go).
 //
+// On request (Options.WebhookClientCert) the API server presents a client
+// certificate to every webhook it calls, from an AdmissionConfiguration, as
+// a cluster set up for the webhook's --client-ca-file does; the CA and the
+// pair are in ControlPlane.WebhookClient.
+//
 // On request (StartNode, for make e2e-node) a real node joins: containerd
 // and a kubelet built by hack/build-node.sh, a bridge CNI, and a loop that
 // binds Pods to it in place of kube-scheduler. It changes the network and

@@ -32,7 +32,7 @@ func BenchmarkWebhookLatency(b *testing.B) {
 	const pods, admissions = 5000, 400
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cp := ownCluster(b, ctx)
+	cp := webhookCluster(b, ctx) // the verified API server: Pod data and access reviews, the whole path
 	ns := newNamespace(b, cp)
 	specs := make([]controlplane.PodSpec, pods)
 	for i := range specs {
@@ -97,6 +97,9 @@ func admitServices(b *testing.B, cp *controlplane.ControlPlane, ns string, n int
 	ca := writeServingCert(b, dir)
 	addr := freeAddr(b)
 	b.Setenv("KUBECTL_SLICES_COUNT_REQUESTS", "1")
+	if cp.WebhookClient != nil {
+		args = append(args, clientCAFlag(cp)...)
+	}
 	w := startWatch(b, cp, cp.Kubeconfig, append(append([]string{"webhook"}, args...),
 		"--webhook-addr", addr, "--tls-cert-file", dir+"/tls.crt", "--tls-private-key-file", dir+"/tls.key")...)
 	w.waitLine(b, "caches filled", 5*time.Minute)

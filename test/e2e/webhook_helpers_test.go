@@ -17,6 +17,29 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
+// webhookCluster starts a control plane of the test's own whose API server
+// presents a client certificate to webhooks (an AdmissionConfiguration), as
+// a cluster set up for --client-ca-file does; the webhook's flag names
+// cp.WebhookClient.CAFile (clientCAFlag).
+func webhookCluster(t testing.TB, ctx context.Context) *controlplane.ControlPlane {
+	t.Helper()
+	cp, err := controlplane.Start(ctx, controlplane.Options{WebhookClientCert: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cp.Stop)
+	if err := createNodes(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+// clientCAFlag makes the webhook require the API server's client
+// certificate, on a cluster from webhookCluster.
+func clientCAFlag(cp *controlplane.ControlPlane) []string {
+	return []string{"--client-ca-file", cp.WebhookClient.CAFile}
+}
+
 // writeServingCert writes a serving certificate for 127.0.0.1, signed by a
 // fresh self-signed CA (client-go's util/cert), to dir/tls.crt and
 // dir/tls.key, and returns the PEM chain for the caBundle.

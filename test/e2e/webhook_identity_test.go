@@ -72,7 +72,7 @@ func writeFile(t *testing.T, name, s string) string {
 func TestWebhookIdentity(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cp := ownCluster(t, ctx)
+	cp := webhookCluster(t, ctx)
 	objs := deployObjects(t, cp, "--webhook")
 	kubectl(t, cp, "apply", "-f", manifestFile(t, ofKinds(objs, rbacKinds...))).mustCode(t, 0)
 	const loopNS, loopSA = "kubectl-slices", "kubectl-slices"
@@ -103,7 +103,7 @@ func TestWebhookIdentity(t *testing.T) {
 	ca := writeServingCert(t, dir)
 	addr := freeAddr(t)
 	w := startWatch(t, cp, cp.Kubeconfig, "webhook", "--webhook-addr", addr, "--tls-cert-file", dir+"/tls.crt", "--tls-private-key-file", dir+"/tls.key",
-		"--allow-user", "system:serviceaccount:"+loopNS+":"+loopSA, "--allow-group", "system:masters")
+		"--allow-user", "system:serviceaccount:"+loopNS+":"+loopSA, "--allow-group", "system:masters", "--client-ca-file", cp.WebhookClient.CAFile)
 	w.waitLine(t, "caches filled", 30*time.Second)
 	registerWebhook(t, cp, addr, ca)
 	within(t, "the webhook to be called", 20*time.Second, func() bool {

@@ -23,14 +23,15 @@ import (
 func TestWebhook(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cp := ownCluster(t, ctx)
+	cp := webhookCluster(t, ctx)
 	ns := newNamespace(t, cp)
 	dir := t.TempDir()
 	ca := writeServingCert(t, dir)
 	addr := freeAddr(t)
 	// The admin (system:masters) is allowed to write our slices with sync:
 	// its hand edits are still refused as accidents.
-	flags := []string{"--webhook-addr", addr, "--tls-cert-file", dir + "/tls.crt", "--tls-private-key-file", dir + "/tls.key", "--allow-group", "system:masters"}
+	flags := append([]string{"--webhook-addr", addr, "--tls-cert-file", dir + "/tls.crt", "--tls-private-key-file", dir + "/tls.key", "--allow-group", "system:masters"},
+		clientCAFlag(cp)...)
 
 	api := controlplane.PodSpec{Name: "api-2", Labels: map[string]string{"app": "api"}, Node: testNodes[0].Name, Ready: true, IPs: []string{"10.9.0.3"}}
 	mustPods(t, cp, ns, podSpec("web", 0, 8), podSpec("web", 1, 8), podSpec("api", 0, 9), podSpec("api", 1, 9), api)

@@ -1,0 +1,110 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/serve"
+)
+
+// countingListener counts the connections accepted and not yet closed.
+type countingListener struct {
+	net.Listener
+	open, most atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	n := l.open.Add(1)
+	for m := l.most.Load(); n > m && !l.most.CompareAndSwap(m, n); m = l.most.Load() {
+	}
+	return &countedConn{Conn: c, l: l}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	l    *countingListener
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+// The health server closes kept-alive connections left idle, and one that
+// never sends a request, and serves a bounded number at once.
+func TestHealthServerLimits(t *testing.T) {
+	saved := healthLimits
+	defer func() { healthLimits = saved }()
+	// Read and write timeouts past the clients' patience: Go falls back
+	// on them for the idle timeout when it is unset.
+	healthLimits = serve.Limits{ReadHeaderTimeout: time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute,
+		IdleTimeout: time.Second, MaxConns: 5}
+	ln, err := listenHealth("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := &countingListener{Listener: ln}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ok := func() error { return nil }
+	serveHealth(ctx, counted, prometheus.NewRegistry(), ok, ok, nil)
+
+	const n = 20
+	errs := make(chan error, n+1)
+	var wg sync.WaitGroup
+	start := time.Now()
+	// One deadline for every client: without the timeouts, the test fails
+	// at it rather than wave after wave of connections.
+	deadline := start.Add(20 * time.Second)
+	for i := range n + 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := (&net.Dialer{Deadline: deadline}).Dial("tcp", ln.Addr().String())
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(deadline)
+			br := bufio.NewReader(conn)
+			if i < n { // the last one never asks
+				fmt.Fprint(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				resp.Body.Close()
+			}
+			if _, err := br.ReadByte(); err != io.EOF {
+				errs <- fmt.Errorf("idle connection: %v, want closed by the server", err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	took := time.Since(start)
+	t.Logf("%d idle connections closed in %v, at most %d served at once", n+1, took.Round(time.Millisecond), counted.most.Load())
+	if m := counted.most.Load(); m > int64(healthLimits.MaxConns) || took > 20*time.Second {
+		t.Fatalf("at most %d served at once (bound %d), all closed in %v", m, healthLimits.MaxConns, took)
+	}
+}
