@@ -276,8 +276,12 @@ func endpointsAddressDrift(v ServiceView, live *corev1.Endpoints, addr netip.Add
 	if err != nil || plan.Desired == nil {
 		return ""
 	}
-	want := addressReadiness(plan.Desired)
-	w, ok := want[addr.String()]
+	w, ok := false, false
+	for ip, r := range addressReadiness(plan.Desired) {
+		if sameAddr(ip, addr) {
+			w, ok = r, true
+		}
+	}
 	switch {
 	case !ok:
 		return "Stale: the Endpoints controller would not list this address"

@@ -43,10 +43,10 @@ type publication struct {
 }
 
 type ipReport struct {
-	Schema       string        `json:"schema"`
-	Family       string        `json:"family"`
-	Found        bool          `json:"found"`
-	InSync       bool          `json:"inSync"`
+	Schema       string `json:"schema"`
+	Family       string `json:"family"`
+	Found        bool   `json:"found"`
+	InSync       bool   `json:"inSync"`
 	Holders      []struct{ Namespace, Name string }
 	Publications []publication `json:"publications"`
 }
@@ -96,6 +96,13 @@ func TestExplainPodTwoServicesOneLacksPort(t *testing.T) {
 	}
 	slices(t, "explain", "pods/web-0", "-n", ns).mustCode(t, 0)
 	sameAsLocal(t, shared, ns, "explain", "pod/web-0")
+
+	// Pod names complete through kubectl, as Service names do.
+	r = kubectl(t, shared, "__complete", "slices", "explain", "-n", ns, "pod/w").mustCode(t, 0)
+	if got := completions(r.Stdout); strings.Join(got, " ") != "pod/web-0" {
+		t.Errorf("__complete explain pod/w: %v", got)
+	}
+	slices(t, "explain", "pod/web-9", "-n", ns).mustCode(t, 3)
 }
 
 // A Service whose selector has a typo is the Pod's near miss, naming the
