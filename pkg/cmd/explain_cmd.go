@@ -138,6 +138,7 @@ func (o *ExplainOptions) Validate() error {
 
 // Run explains one Service; the exit code says whether it drifts.
 func (o *ExplainOptions) Run(ctx context.Context) error {
+	defer cluster.ReportRequests(o.ErrOut)
 	switch {
 	case o.IP != "":
 		return o.runIP(ctx)

@@ -69,7 +69,8 @@ func ExplainIP(w io.Writer, st Style, r explain.IPReport) error {
 	fmt.Fprintf(w, "\n%s (%d)\n", st.Bold("Publications"), len(r.Publications))
 	publications(w, st, r.Publications)
 	for _, m := range r.Missing {
-		fmt.Fprintf(w, "  %s svc/%s: desired, but no manager publishes it\n", st.Yellow("Missing"), m)
+		ns, name, _ := strings.Cut(m, "/")
+		fmt.Fprintf(w, "  %s svc/%s -n %s: desired, but no manager publishes it\n", st.Yellow("Missing"), name, ns)
 	}
 	fmt.Fprintln(w)
 	diagnosis(w, st, "", r.InSync, r.Diagnosis)
