@@ -162,6 +162,12 @@ func TestExplainPodReasonsMatchService(t *testing.T) {
 			t.Errorf("%s: explain pod row\n%s\nexplain svc row\n%s", c.pod, got, want)
 		}
 	}
+	// -l explains every Pod it selects: a JSON array of reports, by name.
+	var all []podReport
+	decode(t, slices(t, "explain", "pod", "-l", "app=web", "-n", ns, "-o", "json").mustCode(t, 1), &all)
+	if len(all) != 4 || compact(t, all[3].Services[0].Decision) != compact(t, rows["web-3"]) {
+		t.Errorf("-l app=web: %d reports", len(all))
+	}
 	// The people's view names the same reason as explain svc's.
 	text := slices(t, "explain", "svc/web", "-n", ns).Stdout
 	pod := slices(t, "explain", "pod/web-3", "-n", ns).mustCode(t, 1).Stdout
