@@ -12,7 +12,7 @@ TAGS := $(shell grep -v '^\#' hack/build-tags | paste -sd, -)
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size e2e-node node-if-possible lint docs docs-check demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-node node-if-possible lint docs docs-check demo control-plane clean
 
 all: build
 
@@ -114,6 +114,11 @@ bench-watch: control-plane
 ## 20,000-Pod Service in one run, and the ratio of the two (FLIP_SIZE_SMALL, FLIP_SIZE_LARGE, FLIP_SIZE_FLIPS)
 bench-flip-size: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkWatchFlipSize$$' -benchtime 1x -timeout 60m
+
+## bench-explain-pod: explain svc/, pod/ and --ip in a namespace of 2,000 Services and 20,000 Pods:
+## wall time and API requests (EXPLAIN_BENCH_PODS=2000 for a smaller namespace)
+bench-explain-pod: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkExplainPod$$' -benchtime 1x -timeout 60m
 
 ## bench-watch-idle: CPU and memory of sync --watch --leader-elect idling on the 20,000-Pod cluster beside kube-controller-manager
 bench-watch-idle: control-plane

@@ -60,6 +60,12 @@ func (m *Manifests) ApplyDefaults(ns string) {
 		}
 		defaultPod(p, func(f string, a ...any) { note(p, f, a...) })
 	}
+	for _, e := range m.Endpoints {
+		if e.Namespace == "" {
+			e.Namespace = ns
+			note(e, "namespace %s", ns)
+		}
+	}
 	for _, s := range m.Slices {
 		if s.Namespace == "" {
 			s.Namespace = ns

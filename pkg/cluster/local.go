@@ -15,6 +15,8 @@ type Manifests struct {
 	Pods     []*corev1.Pod
 	Nodes    []*corev1.Node
 	Slices   []*discovery.EndpointSlice
+	// Endpoints are v1 Endpoints objects (explain --ip).
+	Endpoints []*corev1.Endpoints
 
 	// defaulted records what ApplyDefaults set, per object.
 	defaulted map[any][]string

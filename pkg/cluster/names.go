@@ -23,6 +23,8 @@ func Names(ctx context.Context, client kubernetes.Interface, resource, ns string
 		list, err = client.CoreV1().Namespaces().List(ctx, opts)
 	case "services":
 		list, err = client.CoreV1().Services(ns).List(ctx, opts)
+	case "pods":
+		list, err = client.CoreV1().Pods(ns).List(ctx, opts)
 	case "deployment":
 		list, err = client.AppsV1().Deployments(ns).List(ctx, opts)
 	case "statefulset":

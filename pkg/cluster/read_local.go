@@ -330,6 +330,8 @@ func (r *localReader) object(source string, raw json.RawMessage, of header) erro
 		target = &corev1.Node{}
 	case "EndpointSlice":
 		target = &discovery.EndpointSlice{}
+	case "Endpoints":
+		target = &corev1.Endpoints{}
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
 		return fmt.Errorf("%s: %s: %v", source, h.Kind, clip(err.Error()))
@@ -339,7 +341,9 @@ func (r *localReader) object(source string, raw json.RawMessage, of header) erro
 
 // knownKinds are the kinds the planner reads, with their one served
 // apiVersion.
-var knownKinds = map[string]string{"Service": "v1", "Pod": "v1", "Node": "v1", "EndpointSlice": "discovery.k8s.io/v1"}
+// Endpoints are read for explain --ip, which names every object holding
+// an address.
+var knownKinds = map[string]string{"Service": "v1", "Pod": "v1", "Node": "v1", "EndpointSlice": "discovery.k8s.io/v1", "Endpoints": "v1"}
 
 // add keeps an object once: an identical copy is dropped, a different
 // object of the same kind and name is an error.
@@ -353,6 +357,8 @@ func (r *localReader) add(source, kind string, obj any) error {
 	case *corev1.Node:
 		name = o.Name
 	case *discovery.EndpointSlice:
+		ns, name = o.Namespace, o.Name
+	case *corev1.Endpoints:
 		ns, name = o.Namespace, o.Name
 	}
 	if name != "" {
@@ -377,6 +383,8 @@ func (r *localReader) add(source, kind string, obj any) error {
 		r.m.Nodes = append(r.m.Nodes, o)
 	case *discovery.EndpointSlice:
 		r.m.Slices = append(r.m.Slices, o)
+	case *corev1.Endpoints:
+		r.m.Endpoints = append(r.m.Endpoints, o)
 	}
 	return nil
 }

@@ -77,6 +77,19 @@ func (o *RootOptions) completeOneService(c *cobra.Command, args []string, prefix
 	return o.completeServices(c, args, prefix)
 }
 
+// completeExplain completes explain's arguments: Pod names once a Pod is
+// being named (pod/...), else the one Service.
+func (o *RootOptions) completeExplain(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if !completion.PodPrefix(args, prefix) {
+		return o.completeOneService(c, args, prefix)
+	}
+	names, err := o.names("pods")
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return completion.Pods(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
 // completionClient is Clientset with every request bounded by
 // completion.Timeout.
 func (o *RootOptions) completionClient() (kubernetes.Interface, error) {

@@ -123,3 +123,42 @@ func Workloads(prefix string, names func(resource string) []string) (out []strin
 	}
 	return out, true
 }
+
+// PodPrefix says whether a command line is naming Pods: the arguments so
+// far do (pod/NAME, "pod NAME"), or the word typed starts with a Pod type
+// and a slash (pod/, po/, pods/).
+func PodPrefix(given []string, prefix string) bool {
+	if args.NamesPods(given) {
+		return true
+	}
+	typ, _, typed := strings.Cut(prefix, "/")
+	return len(given) == 0 && typed && args.IsPodType(typ)
+}
+
+// Pods turns the namespace's Pod names into completions of prefix: TYPE/NAME
+// as the type is typed (pod/ by default), bare names after "pod". Names
+// already given are not offered again.
+func Pods(names, given []string, prefix string) []string {
+	seen := map[string]bool{}
+	if norm, err := args.Pods(given); err == nil {
+		for _, n := range norm {
+			seen[n] = true
+		}
+	}
+	bare := len(given) > 0 && args.IsPodType(given[0]) && !strings.Contains(given[0], "/")
+	typ, _, typed := strings.Cut(prefix, "/")
+	if !typed {
+		typ = "pod"
+	}
+	var out []string
+	for _, name := range names {
+		cand := typ + "/" + name
+		if bare {
+			cand = name
+		}
+		if !seen[name] && strings.HasPrefix(cand, prefix) {
+			out = append(out, cand)
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package completion
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -78,5 +79,26 @@ func TestKubeconfigNames(t *testing.T) {
 	want := Kubeconfig{Contexts: []string{"dev", "prod"}, Clusters: []string{"a", "b"}, Users: []string{"admin"}}
 	if got := KubeconfigNames(cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("%+v, want %+v", got, want)
+	}
+}
+
+func TestPods(t *testing.T) {
+	names := []string{"web-0", "web-1", "api-0"}
+	for _, c := range []struct {
+		given  []string
+		prefix string
+		want   string
+	}{
+		{nil, "pod/w", "pod/web-0 pod/web-1"},
+		{nil, "po/a", "po/api-0"},
+		{[]string{"pod/web-0"}, "pod/", "pod/web-1 pod/api-0"},
+		{[]string{"pod"}, "w", "web-0 web-1"},
+	} {
+		if got := strings.Join(Pods(names, c.given, c.prefix), " "); got != c.want {
+			t.Errorf("Pods(%v, %q) = %q, want %q", c.given, c.prefix, got, c.want)
+		}
+	}
+	if !PodPrefix(nil, "pod/") || !PodPrefix([]string{"pods/a"}, "") || PodPrefix(nil, "svc/") || PodPrefix(nil, "web") {
+		t.Error("PodPrefix")
 	}
 }

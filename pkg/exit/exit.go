@@ -22,7 +22,7 @@ const (
 	OK        = 0 // done; for diff and explain: no changes, no drift
 	Changes   = 1 // diff/explain: changes or drift; sync: some Services failed, others synced
 	Usage     = 2 // bad flag value or argument (nothing was read or written)
-	NotFound  = 3 // a Service (or namespace) was not found
+	NotFound  = 3 // a Service (or namespace, or explain's Pod or address) was not found
 	API       = 4 // the API refused or failed: Forbidden, unreachable, namespace terminating, timeouts
 	Conflicts = 5 // slices kept changing under us; retries ran out
 	// Interrupted is 128+SIGINT, the shell's code for a command stopped
@@ -33,10 +33,10 @@ const (
 // Help is the exit-code table for a command's help.
 const Help = `Exit codes:
 
-* 0: success; for diff and explain: in sync
-* 1: diff/explain: changes needed or drift found; check: findings; release: a hand-back was refused; sync: some Services failed while others synced
+* 0: success; for diff and explain: in sync (explain pod/--ip: published as desired everywhere)
+* 1: diff/explain: changes needed or drift found (explain pod/--ip: or not published where selected); check: findings; release: a hand-back was refused; sync: some Services failed while others synced
 * 2: usage error: bad flag value, invalid selector, an argument that is not a Service
-* 3: a Service was not found
+* 3: a Service was not found (explain: the Pod, or an address no Pod holds and nothing publishes)
 * 4: the API server refused or failed: Forbidden, unreachable, namespace terminating; sync --watch --leader-elect: the lease was lost
 * 5: the slices kept changing during sync and retries ran out
 * 130: interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`

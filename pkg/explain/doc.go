@@ -14,6 +14,14 @@
 // release, VersionNotes says where an older kube-controller-manager would
 // publish this Service's endpoints otherwise (the rules that changed since).
 //
-// The Report is the JSON/YAML schema of `kubectl slices explain -o json`;
-// field names and reason codes are stable.
+// From the other end, BuildPod explains one Pod against every Service that
+// selects it (each planned with that Pod: the planner decides each Pod on
+// its own, so the row is the one a Service's Report shows) and names the
+// Services one label away (SelectingServices, the NearMisses rule seen from
+// the Pod); BuildIP names every publication of an address and judges it by
+// the planner's view of its Service with the Pod that holds the address now.
+//
+// The Report is the JSON/YAML schema of `kubectl slices explain -o json`,
+// PodReport of `explain pod/NAME` and IPReport of `explain --ip`; field
+// names and reason codes are stable.
 package explain

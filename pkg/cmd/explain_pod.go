@@ -1,0 +1,225 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+)
+
+// explain pod/NAME and explain --ip: the same planner, reasons and drift
+// as explain svc (pkg/explain), seen from a Pod or an address.
+
+// validatePodOrIP checks the flags of the Pod and address forms.
+func (o *ExplainOptions) validatePodOrIP() error {
+	if o.ShowPods != "" {
+		return exit.Usagef("--show-pods goes with svc/NAME")
+	}
+	if o.IP != "" {
+		if o.podMode || len(o.names) > 0 || o.Selector != "" {
+			return exit.Usagef("--ip takes no Service, Pod or -l: kubectl slices explain --ip ADDRESS")
+		}
+		if _, err := netip.ParseAddr(o.IP); err != nil {
+			return exit.Usagef("--ip must be an IPv4 or IPv6 address such as 10.244.3.16 or fd00::10, got %q", o.IP)
+		}
+		return nil
+	}
+	if o.AllNamespaces {
+		return exit.Usagef("-A goes with --ip; a Pod is named in one namespace (-n)")
+	}
+	switch {
+	case len(o.pods) > 0 && o.Selector != "":
+		return exit.Usagef("name Pods or select them with -l, not both")
+	case len(o.pods) == 0 && o.Selector == "":
+		return exit.Usagef("name the Pod to explain: pod/NAME, or pod -l SELECTOR")
+	}
+	if _, err := labels.Parse(o.Selector); err != nil {
+		return exit.Usagef("-l %q is not a label selector: %v", o.Selector, err)
+	}
+	return nil
+}
+
+// source is the report's source field: where the objects were read.
+func (o *ExplainOptions) source() string {
+	if o.Local {
+		return "local"
+	}
+	return "cluster"
+}
+
+// runPods explains each Pod; the exit code says whether any Service that
+// selects one does not publish it as desired.
+func (o *ExplainOptions) runPods(ctx context.Context) error {
+	in, err := o.readPods(ctx)
+	if err != nil {
+		return err
+	}
+	reports := make([]explain.PodReport, 0, len(in.Pods))
+	inSync := true
+	for _, pod := range in.Pods {
+		selecting, near := explain.SelectingServices(pod, in.Services)
+		views := make([]explain.ServiceView, 0, len(selecting))
+		for _, svc := range selecting {
+			v, err := o.view(ctx, reconcile.Input{Service: svc, Pods: []*corev1.Pod{pod}, Nodes: in.Nodes, Slices: serviceSlices(in.Slices, svc)})
+			if err != nil {
+				return err
+			}
+			views = append(views, v)
+		}
+		r := explain.BuildPod(pod, views, near, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
+		r.Source = o.source()
+		inSync = inSync && r.InSync
+		reports = append(reports, r)
+	}
+	switch {
+	case o.Output != "" && len(reports) == 1:
+		err = printers.Data(o.Out, o.Output, reports[0])
+	case o.Output != "":
+		err = printers.Data(o.Out, o.Output, reports)
+	default:
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(o.Out)
+			}
+			if err = printers.ExplainPod(o.Out, printers.StyleFor(o.Color, o.Out), r); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !inSync {
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
+	}
+	return nil
+}
+
+// view plans one Service with the Pods in question, printing the
+// planner's warnings on stderr as explain svc does.
+func (o *ExplainOptions) view(ctx context.Context, in reconcile.Input) (explain.ServiceView, error) {
+	plan, err := o.plan(ctx, in)
+	if err != nil {
+		return explain.ServiceView{}, exit.Describe(in.Service.Namespace, in.Service.Name, err)
+	}
+	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
+	return explain.ServiceView{Input: in, Plan: plan, ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy)}, nil
+}
+
+func serviceSlices(all []*discovery.EndpointSlice, svc *corev1.Service) []*discovery.EndpointSlice {
+	var out []*discovery.EndpointSlice
+	for _, s := range all {
+		if s.Namespace == svc.Namespace && s.Labels[discovery.LabelServiceName] == svc.Name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// readPods reads the Pods and what judges them, from the cluster or -f.
+func (o *ExplainOptions) readPods(ctx context.Context) (cluster.PodInputs, error) {
+	var in cluster.PodInputs
+	var err error
+	if o.Local {
+		m, rerr := o.readManifests(ctx)
+		if rerr != nil {
+			return in, rerr
+		}
+		in, err = m.LoadPods(o.namespace, o.pods, o.Selector)
+	} else {
+		client, cerr := o.Clientset()
+		if cerr != nil {
+			return in, cerr
+		}
+		in, err = cluster.Reader{Client: client}.LoadPods(ctx, o.namespace, o.pods, o.Selector)
+	}
+	var nf *cluster.PodNotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return in, &exit.Error{Code: exit.NotFound, Err: fmt.Errorf("%v: check the name and the namespace (-n; kubectl get pods -n %s lists them)", nf, nf.Namespace)}
+	case err != nil && o.Local:
+		return in, exit.Usagef("%v: the API server would refuse it", err)
+	case err != nil:
+		return in, exit.Cluster(err)
+	}
+	return in, nil
+}
+
+// readManifests reads -f as explain svc --local does.
+func (o *ExplainOptions) readManifests(ctx context.Context) (*cluster.Manifests, error) {
+	limit, _ := o.maxInputBytes()
+	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
+	if ctx.Err() != nil {
+		return nil, exit.FromSignal(ctx)
+	}
+	if err != nil {
+		return nil, exit.Usagef("cannot read %v: %v", o.Filenames, err)
+	}
+	return m, nil
+}
+
+// runIP explains an address: 3 when nothing holds or publishes it, 1 when
+// a publication is stale or not what the planner would publish, or a
+// Service that selects its Pod does not publish it.
+func (o *ExplainOptions) runIP(ctx context.Context) error {
+	addr, _ := netip.ParseAddr(o.IP)
+	scope := o.namespace
+	if o.AllNamespaces {
+		scope = ""
+	}
+	var in cluster.IPInputs
+	var err error
+	if o.Local {
+		m, rerr := o.readManifests(ctx)
+		if rerr != nil {
+			return rerr
+		}
+		if in, err = m.LoadIP(o.namespace, scope, addr); err != nil {
+			return exit.Usagef("%v: the API server would refuse it", err)
+		}
+	} else {
+		client, cerr := o.Clientset()
+		if cerr != nil {
+			return cerr
+		}
+		if in, err = (cluster.Reader{Client: client}).LoadIP(ctx, scope, addr); err != nil {
+			return exit.Cluster(err)
+		}
+	}
+	views := make([]explain.ServiceView, 0, len(in.Services))
+	for _, svc := range in.Services {
+		v, err := o.view(ctx, explain.IPView(svc, in.Holders, in.Slices, in.Nodes))
+		if err != nil {
+			return err
+		}
+		views = append(views, v)
+	}
+	r := explain.BuildIP(explain.IPInput{Address: addr, Namespace: scope, Holders: in.Holders, Slices: in.Holding, Endpoints: in.Endpoints, Views: views},
+		explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
+	r.Source = o.source()
+	if o.Output != "" {
+		err = printers.Data(o.Out, o.Output, r)
+	} else {
+		err = printers.ExplainIP(o.Out, printers.StyleFor(o.Color, o.Out), r)
+	}
+	switch {
+	case err != nil:
+		return err
+	case !r.Found:
+		return &exit.Error{Code: exit.NotFound, Err: exit.ErrPrinted}
+	case !r.InSync:
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
+	}
+	return nil
+}
