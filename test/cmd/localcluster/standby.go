@@ -111,7 +111,7 @@ func outagePhase(ctx context.Context, cp *controlplane.ControlPlane, env []strin
 		publishes(ctx, cp, ours, readyAfterSecondFlip)); err != nil {
 		return err
 	}
-	return show(ctx, env, "The controller's slice is stale (web-7d9f-1 still ready); ours publishes what it would.")
+	return show(ctx, env, "The controller's slice is stale (10.244.1.11, web-7d9f-1, still ready); ours publishes what it would.")
 }
 
 // returnPhase: the controller starts again, catches up, and the loop
