@@ -152,9 +152,12 @@ lint: docs-check
 	$(GO) mod tidy && cd test && $(GO) mod tidy && cd upstreamdiff && $(GO) mod tidy
 	@git diff --exit-code -- go.mod go.sum test/go.mod test/go.sum test/upstreamdiff/go.mod test/upstreamdiff/go.sum || { echo "go mod tidy changed go.mod/go.sum"; exit 1; }
 
-## demo: a local control plane with a Service that has no endpoints, repaired by kubectl slices
+## demo: a local control plane with a Service that has no endpoints, repaired by kubectl slices;
+## ACT=standby instead shows the safety net: sync --watch --standby beside kube-controller-manager,
+## writing nothing, taking over when the controller is killed, handing back when it returns
+ACT ?= repair
 demo: build control-plane
-	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) run ./cmd/localcluster -demo -plugin-dir ../bin $(DEMO_FLAGS)
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) run ./cmd/localcluster -demo -act $(ACT) -plugin-dir ../bin $(DEMO_FLAGS)
 
 clean:
 	rm -rf bin dist

@@ -1,12 +1,19 @@
 // Command localcluster runs the test control plane for a person: `make demo`
-// uses it to show kubectl-slices repairing a Service that has no endpoints.
+// uses it to show kubectl-slices repairing a Service that has no endpoints,
+// and `make demo ACT=standby` the safety net beside kube-controller-manager.
 //
-//	localcluster [-demo] [-plugin-dir DIR]
+//	localcluster [-demo] [-act repair|standby] [-plugin-dir DIR] [-exit]
 //
 // It starts etcd and kube-apiserver on loopback, seeds a namespace with three
-// Nodes in two zones, six Pods and a Service (-demo then runs kubectl get,
-// kubectl slices sync and kubectl slices explain through a real kubectl, and
-// sync --watch while two Pods change readiness), prints how to use the cluster, and stops everything on Ctrl-C.
+// Nodes in two zones, six Pods and a Service, and with -demo runs an act
+// through a real kubectl. The repair act (the default) runs kubectl get,
+// kubectl slices explain and sync, and sync --watch while two Pods change
+// readiness. The standby act starts kube-controller-manager (only its
+// EndpointSlice controller) and sync --watch --standby beside it, shows the
+// loop writing nothing, kills the controller, shows the loop taking over,
+// restarts the controller and shows the hand-back; each step is bounded and
+// a missed one ends the act with an error. Then it prints how to use the
+// cluster, and stops everything on Ctrl-C (at once with -exit).
 package main
 
 import (
@@ -29,22 +36,48 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
+// options are the command's flags.
+type options struct {
+	demo      bool
+	act       string
+	pluginDir string
+	exit      bool
+	// dir is the control plane's directory; empty means a temporary one.
+	dir string
+}
+
 func main() {
-	demo := flag.Bool("demo", false, "run the demo commands after seeding")
-	pluginDir := flag.String("plugin-dir", "bin", "directory holding the kubectl-slices binary")
-	exitAfter := flag.Bool("exit", false, "stop right after the demo instead of waiting for Ctrl-C")
+	var o options
+	flag.BoolVar(&o.demo, "demo", false, "run an act after seeding")
+	flag.StringVar(&o.act, "act", "repair", "with -demo, the act: repair (explain, sync, sync --watch) or standby (the safety net beside kube-controller-manager)")
+	flag.StringVar(&o.pluginDir, "plugin-dir", "bin", "directory holding the kubectl-slices binary")
+	flag.BoolVar(&o.exit, "exit", false, "stop right after the demo instead of waiting for Ctrl-C")
+	flag.StringVar(&o.dir, "cp-dir", "", "directory for the control plane's data and logs (default: a temporary one, removed at exit)")
 	flag.Parse()
-	if err := run(*demo, *pluginDir, *exitAfter); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o)
+	interrupted := ctx.Err() != nil
+	stop()
+	switch {
+	case interrupted && !o.exit && err == nil:
+		// Ctrl-C is how a person ends the demo's cluster.
+	case interrupted:
+		fmt.Fprintln(os.Stderr, "interrupted: every process the demo started is stopped")
+		os.Exit(130)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
-func run(demo bool, pluginDir string, exitAfter bool) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func run(ctx context.Context, o options) error {
+	acts := map[string]func(context.Context, *controlplane.ControlPlane, []string) error{"repair": repairAct, "standby": standbyAct}
+	act, ok := acts[o.act]
+	if !ok {
+		return fmt.Errorf("-act %q: want repair or standby", o.act)
+	}
 	start := time.Now()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: o.dir})
 	if err != nil {
 		return err
 	}
@@ -53,39 +86,20 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 	if err := seed(ctx, cp); err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(pluginDir)
+	abs, err := filepath.Abs(o.pluginDir)
 	if err != nil {
 		return err
 	}
 	path := abs + string(os.PathListSeparator) + cp.BinDir + string(os.PathListSeparator) + os.Getenv("PATH")
 	env := append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig, "PATH="+path)
-	if demo {
-		for _, step := range []struct{ say, cmd string }{
-			{"The Service has ready Pods, but no EndpointSlices: nothing routes to it.", "kubectl get pods,endpointslices -n demo -o wide"},
-			{"kubectl slices explains why.", "kubectl slices explain svc/web -n demo"},
-			{"Repair it.", "kubectl slices sync svc/web -n demo"},
-			{"The slice lists every Pod, with its conditions: 4 ready, one not ready, one terminating.", "kubectl get endpointslices -n demo -o wide"},
-			{"And explain finds no drift (exit code 0).", "kubectl slices explain svc/web -n demo"},
-		} {
-			fmt.Printf("# %s\n$ %s\n", step.say, step.cmd)
-			c := exec.CommandContext(ctx, "sh", "-c", step.cmd)
-			c.Env = env
-			c.Stdout, c.Stderr = os.Stdout, os.Stderr
-			if err := c.Run(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					fmt.Printf("(exit code %d)\n", ee.ExitCode())
-				} else {
-					return err
-				}
-			}
-			fmt.Println()
+	if o.demo {
+		actStart := time.Now()
+		if err := act(ctx, cp, env); err != nil {
+			return fmt.Errorf("%s act: %w", o.act, err)
 		}
-		if err := watchAct(ctx, cp, env); err != nil {
-			return err
-		}
+		fmt.Printf("The %s act took %s.\n\n", o.act, time.Since(actStart).Round(100*time.Millisecond))
 	}
-	if exitAfter {
+	if o.exit {
 		return nil
 	}
 	fmt.Printf("To use this cluster from another shell:\n  export KUBECONFIG=%s\n  export PATH=%s:%s:$PATH\n  kubectl slices explain svc/web -n demo\n\n",
@@ -94,6 +108,41 @@ func run(demo bool, pluginDir string, exitAfter bool) error {
 	<-ctx.Done()
 	fmt.Println("\nStopping.")
 	return nil
+}
+
+// repairAct shows a Service with no slices explained and repaired, then
+// sync --watch keeping the slices current.
+func repairAct(ctx context.Context, cp *controlplane.ControlPlane, env []string) error {
+	for _, s := range []struct{ say, cmd string }{
+		{"The Service has ready Pods, but no EndpointSlices: nothing routes to it.", "kubectl get pods,endpointslices -n demo -o wide"},
+		{"kubectl slices explains why.", "kubectl slices explain svc/web -n demo"},
+		{"Repair it.", "kubectl slices sync svc/web -n demo"},
+		{"The slice lists every Pod, with its conditions: 4 ready, one not ready, one terminating.", "kubectl get endpointslices -n demo -o wide"},
+		{"And explain finds no drift (exit code 0).", "kubectl slices explain svc/web -n demo"},
+	} {
+		fmt.Printf("# %s\n", s.say)
+		if err := step(ctx, env, s.cmd); err != nil {
+			return err
+		}
+		fmt.Println()
+	}
+	return watchAct(ctx, cp, env)
+}
+
+// step prints and runs one shell command; a non-zero exit is shown, not
+// an error (explain exits 1 on drift, which the demo shows).
+func step(ctx context.Context, env []string, cmd string) error {
+	fmt.Printf("$ %s\n", cmd)
+	c := exec.CommandContext(ctx, "sh", "-c", cmd)
+	c.Env = env
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	err := c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ctx.Err() == nil {
+		fmt.Printf("(exit code %d)\n", ee.ExitCode())
+		return nil
+	}
+	return err
 }
 
 // watchAct shows sync --watch keeping the slices current while two Pods
