@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -31,6 +36,7 @@ type DeployOptions struct {
 	AllowGroups     []string
 	ControllerUsers []string
 	WebhookSources  []string
+	PodCIDRs        []string
 	WebhookClientCA string
 	Output          string
 	// namespace is where the manifests go; ownNamespace says it is
@@ -39,6 +45,9 @@ type DeployOptions struct {
 	ownNamespace bool
 	// clientCA is --webhook-client-ca's content, read by Validate.
 	clientCA []byte
+	// nodes are the Nodes' Pod CIDRs, read by Run when no flag names the
+	// webhook's sources or the Pod CIDRs.
+	nodes *deploy.NodePodCIDRs
 }
 
 // defaultImage is the image of this build's version; no image is
@@ -68,7 +77,8 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.StringSliceVar(&o.AllowUsers, "allow-user", nil, "With --webhook: users besides the loop's ServiceAccount who may write our EndpointSlices (with kubectl slices sync)")
 	f.StringSliceVar(&o.AllowGroups, "allow-group", nil, "With --webhook: groups whose members may write our EndpointSlices (with kubectl slices sync), e.g. system:masters")
 	f.StringSliceVar(&o.ControllerUsers, "controller-user", webhook.DefaultControllerUsers, "With --webhook: the only users who may write EndpointSlices labelled with kube-controller-manager's managed-by values (its own user, and its controllers' ServiceAccounts with --use-service-account-credentials); empty leaves them unguarded")
-	f.StringSliceVar(&o.WebhookSources, "webhook-source", nil, "With --webhook: CIDRs the API server calls webhooks from; the NetworkPolicy admits the webhook port from these only (default every address)")
+	f.StringSliceVar(&o.WebhookSources, "webhook-source", nil, "With --webhook: CIDRs the API server calls webhooks from; the NetworkPolicy admits the webhook port from these only (default every address but the Pod CIDRs)")
+	f.StringSliceVar(&o.PodCIDRs, "pod-cidr", nil, "With --webhook, without --webhook-source: the cluster's Pod CIDRs, cut out of the addresses the webhook port admits (default the Nodes' spec.podCIDRs, read from the cluster if it can be)")
 	f.StringVar(&o.WebhookClientCA, "webhook-client-ca", "", "With --webhook: the CA (PEM file) of the client certificate the API server presents to webhooks (its AdmissionConfiguration); the webhook then refuses every other caller")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -123,12 +133,15 @@ func (o *DeployOptions) request() deploy.Request {
 	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
 		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
 		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups, ControllerUsers: o.ControllerUsers},
-		WebhookSources: o.WebhookSources, WebhookClientCA: o.clientCA}
+		WebhookSources: o.WebhookSources, PodCIDRs: o.PodCIDRs, Nodes: o.nodes, WebhookClientCA: o.clientCA}
 }
 
 // Run prints the manifests; a sidecar's next step goes to stderr, as
 // stdout is for kubectl apply.
-func (o *DeployOptions) Run(context.Context) error {
+func (o *DeployOptions) Run(ctx context.Context) error {
+	if o.Webhook && len(o.WebhookSources) == 0 && len(o.PodCIDRs) == 0 {
+		o.nodes = o.readNodePodCIDRs(ctx)
+	}
 	out, err := deploy.Render(o.request())
 	if err != nil {
 		return err
@@ -138,4 +151,32 @@ func (o *DeployOptions) Run(context.Context) error {
 	}
 	fmt.Fprint(o.ErrOut, out.Next)
 	return nil
+}
+
+// nodeReadTimeout bounds the read of the Nodes: deploy may run with no
+// cluster at hand, and then prints every address instead of waiting.
+const nodeReadTimeout = 10 * time.Second
+
+// readNodePodCIDRs lists the Nodes (in pages, as kubectl get does) for
+// their Pod CIDRs; a cluster it cannot reach or may not list Nodes of
+// leaves Err set, and the manifests admit every address.
+func (o *DeployOptions) readNodePodCIDRs(ctx context.Context) *deploy.NodePodCIDRs {
+	cs, err := o.Clientset()
+	if err != nil {
+		return &deploy.NodePodCIDRs{Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, nodeReadTimeout)
+	defer cancel()
+	var nodes []corev1.Node
+	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return cs.CoreV1().Nodes().List(ctx, opts)
+	}).EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		nodes = append(nodes, *obj.(*corev1.Node))
+		return nil
+	})
+	if err != nil {
+		return &deploy.NodePodCIDRs{Err: err}
+	}
+	n := deploy.FromNodes(nodes)
+	return &n
 }

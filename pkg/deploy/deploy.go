@@ -39,8 +39,10 @@ type Options struct {
 	// HealthPort serves /healthz, /readyz and /metrics.
 	HealthPort int32
 	// WebhookSources are the CIDRs the webhook port admits (WithWebhook);
-	// none means EveryAddress.
+	// none means EveryAddress but PodCIDRs.
 	WebhookSources []string
+	// PodCIDRs are the cluster's Pod addresses, cut out of EveryAddress.
+	PodCIDRs []string
 }
 
 func (o Options) validate() error {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
@@ -59,5 +60,64 @@ func TestCheckSources(t *testing.T) {
 		if err := CheckSources([]string{bad}); err == nil || !strings.Contains(err.Error(), "--webhook-source") {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// Without sources, the webhook port admits every address but the Pod
+// CIDRs: one ipBlock per family, its except the family's CIDRs in
+// canonical form, sorted, without duplicates or nested ones.
+func TestWebhookNetworkPolicyPodCIDRs(t *testing.T) {
+	o := opts(Cluster)
+	o.PodCIDRs = []string{"10.244.2.0/24", "fd00:10:244::/56", "10.244.1.7/24", "10.244.2.0/24", "10.96.0.0/12", "10.100.0.0/16"}
+	in := append([]string(nil), o.PodCIDRs...)
+	np := networkPolicy(o, nil)
+	var got []string
+	for _, p := range np.Spec.Ingress[0].From {
+		got = append(got, p.IPBlock.CIDR+" except "+strings.Join(p.IPBlock.Except, ","))
+	}
+	want := "0.0.0.0/0 except 10.96.0.0/12,10.244.1.0/24,10.244.2.0/24; ::/0 except fd00:10:244::/56"
+	if strings.Join(got, "; ") != want {
+		t.Errorf("webhook peers %q, want %q", strings.Join(got, "; "), want)
+	}
+	if strings.Join(in, " ") != strings.Join(o.PodCIDRs, " ") {
+		t.Errorf("input modified: %v", o.PodCIDRs)
+	}
+	// Sources win: the Pod CIDRs are not cut out of them.
+	np = networkPolicy(o, []string{"192.0.2.0/24"})
+	if f := np.Spec.Ingress[0].From; len(f) != 1 || f[0].IPBlock.CIDR != "192.0.2.0/24" || f[0].IPBlock.Except != nil {
+		t.Errorf("with a source: %+v", f)
+	}
+}
+
+func TestPodCIDRs(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"10.0.0.0/8 10.1.0.0/16 10.0.0.0/8", "10.0.0.0/8"},
+		{"fd00::/64 10.2.0.0/16 10.1.0.0/16", "10.1.0.0/16 10.2.0.0/16 fd00::/64"},
+		{"0.0.0.0/0 ::ffff:10.0.0.0/104 junk 10.0.0.0/24", "10.0.0.0/24"},
+		{"10.1.0.0/24 10.0.0.0/16 10.1.0.0/16", "10.0.0.0/16 10.1.0.0/16"},
+	} {
+		if got := strings.Join(PodCIDRs(strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("PodCIDRs(%s) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCheckPodCIDRs(t *testing.T) {
+	if err := CheckPodCIDRs([]string{"10.244.0.0/16", "fd00:10:244::/56"}); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"10.0.0.1", "0.0.0.0/0", "::/0", "::ffff:10.0.0.0/104"} {
+		if err := CheckPodCIDRs([]string{bad}); err == nil || !strings.Contains(err.Error(), "--pod-cidr") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestFromNodes(t *testing.T) {
+	node := func(cidrs ...string) corev1.Node { return corev1.Node{Spec: corev1.NodeSpec{PodCIDRs: cidrs}} }
+	got := FromNodes([]corev1.Node{node("10.244.1.0/24", "fd00:0:0:1::/64"), node(), node("10.244.0.0/24")})
+	if strings.Join(got.CIDRs, " ") != "10.244.0.0/24 10.244.1.0/24 fd00:0:0:1::/64" || got.Nodes != 3 || got.Without != 1 {
+		t.Errorf("FromNodes: %+v", got)
 	}
 }

@@ -31,6 +31,11 @@ type Request struct {
 	Allowed     Allowed
 	// WebhookSources are the CIDRs the webhook's NetworkPolicy admits.
 	WebhookSources []string
+	// PodCIDRs (--pod-cidr) are the cluster's Pod CIDRs; without them or
+	// sources, Nodes are those the Nodes carry (nil: not read). The
+	// NetworkPolicy admits every address but these.
+	PodCIDRs []string
+	Nodes    *NodePodCIDRs
 	// WebhookClientCA, when set, is the CA (PEM) of the API server's
 	// webhook client certificate, which the webhook then requires.
 	WebhookClientCA []byte
@@ -55,6 +60,10 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		return fmt.Errorf("--allow-user and --allow-group go with --webhook")
 	case len(r.WebhookSources) > 0 && !r.Webhook:
 		return fmt.Errorf("--webhook-source goes with --webhook")
+	case len(r.PodCIDRs) > 0 && !r.Webhook:
+		return fmt.Errorf("--pod-cidr goes with --webhook")
+	case len(r.PodCIDRs) > 0 && len(r.WebhookSources) > 0:
+		return fmt.Errorf("--pod-cidr goes without --webhook-source: the webhook port admits the sources alone; name sources that hold no Pod address")
 	case r.WebhookClientCA != nil && !r.Webhook:
 		return fmt.Errorf("--webhook-client-ca goes with --webhook")
 	}
@@ -64,6 +73,9 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		}
 	}
 	if err := CheckSources(r.WebhookSources); err != nil {
+		return err
+	}
+	if err := CheckPodCIDRs(r.PodCIDRs); err != nil {
 		return err
 	}
 	if err := checkAllowed(r.Allowed.Users, r.Allowed.Groups); err != nil {
@@ -104,7 +116,10 @@ func Render(r Request) (Rendered, error) {
 		scope = Namespace
 	}
 	o := Options{Namespace: r.Namespace, Image: r.Image, Replicas: r.Replicas, Scope: scope, HealthPort: r.HealthPort,
-		CreateNamespace: r.OwnNamespace && scope == Cluster, WebhookSources: r.WebhookSources}
+		CreateNamespace: r.OwnNamespace && scope == Cluster, WebhookSources: r.WebhookSources, PodCIDRs: r.PodCIDRs}
+	if len(r.PodCIDRs) == 0 && r.Nodes != nil {
+		o.PodCIDRs = r.Nodes.CIDRs
+	}
 	objs, err := Objects(o)
 	if err != nil || !r.Webhook {
 		return Rendered{Data: objs}, err
@@ -119,11 +134,37 @@ func Render(r Request) (Rendered, error) {
 	if err == nil && r.WebhookClientCA != nil {
 		objs = withClientCA(objs, r.Namespace, r.WebhookClientCA)
 	}
-	var next string
-	if len(r.WebhookSources) == 0 {
-		next = "# the NetworkPolicy admits the webhook port from every address: name the addresses the API server calls webhooks from with --webhook-source CIDR to keep other Pods out\n"
+	return Rendered{Data: objs, Next: sourcesNote(r)}, err
+}
+
+// sourcesNote says on stderr whom the webhook port admits, unless a flag
+// named it: every address but the Nodes' Pod CIDRs (which the network
+// plugin may not use), or, with none known, every address and why.
+func sourcesNote(r Request) string {
+	if len(r.WebhookSources) > 0 || len(r.PodCIDRs) > 0 {
+		return ""
 	}
-	return Rendered{Data: objs, Next: next}, err
+	n := r.Nodes
+	if n != nil && len(n.CIDRs) > 0 {
+		without := ""
+		if n.Without > 0 {
+			without = fmt.Sprintf(" (%d of %d Nodes have none: their Pods are let in)", n.Without, n.Nodes)
+		}
+		return fmt.Sprintf("# the NetworkPolicy admits the webhook port from every address but the Nodes' Pod CIDRs (spec.podCIDRs: %d)%s; "+
+			"if the network plugin gives Pods addresses elsewhere (its own IP pools), name them with --pod-cidr CIDR\n", len(n.CIDRs), without)
+	}
+	why := "the Nodes were not read"
+	switch {
+	case n == nil:
+	case n.Err != nil:
+		why = fmt.Sprintf("the Nodes could not be read: %v", n.Err)
+	case n.Nodes == 0:
+		why = "the cluster has no Nodes"
+	default:
+		why = "no Node has spec.podCIDRs"
+	}
+	return "# the NetworkPolicy admits the webhook port from every address (" + why + "): name the cluster's Pod CIDRs with --pod-cidr CIDR, " +
+		"or the addresses the API server calls webhooks from with --webhook-source CIDR, to keep other Pods out\n"
 }
 
 func renderSidecar(r Request) (Rendered, error) {

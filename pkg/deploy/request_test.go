@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -32,6 +33,12 @@ func TestRequestValidate(t *testing.T) {
 		{"allowed alone", with(func(r *Request) { r.Allowed.Groups = []string{"system:masters"} }), "go with --webhook"},
 		{"sources alone", with(func(r *Request) { r.WebhookSources = []string{"10.0.0.0/24"} }), "--webhook-source goes with --webhook"},
 		{"source not a CIDR", with(func(r *Request) { r.Webhook, r.WebhookSources = true, []string{"10.0.0.1"} }), `--webhook-source "10.0.0.1" is not a CIDR`},
+		{"pod CIDRs alone", with(func(r *Request) { r.PodCIDRs = []string{"10.244.0.0/16"} }), "--pod-cidr goes with --webhook"},
+		{"pod CIDRs and sources", with(func(r *Request) {
+			r.Webhook, r.WebhookSources, r.PodCIDRs = true, []string{"10.0.0.0/24"}, []string{"10.244.0.0/16"}
+		}), "--pod-cidr goes without --webhook-source"},
+		{"pod CIDR not a CIDR", with(func(r *Request) { r.Webhook, r.PodCIDRs = true, []string{"10.244.0.0"} }), `--pod-cidr "10.244.0.0" is not a CIDR`},
+		{"pod CIDR of every address", with(func(r *Request) { r.Webhook, r.PodCIDRs = true, []string{"::/0"} }), `--pod-cidr "::/0" cannot be cut out`},
 		{"no replicas", with(func(r *Request) { r.Replicas = 0 }), "--replicas must be at least 1"},
 		{"port 0", with(func(r *Request) { r.HealthPort = 0 }), "--health-port must be between 1 and 65535"},
 		{"port 65536", with(func(r *Request) { r.HealthPort = 65536 }), "--health-port must be between 1 and 65535"},
@@ -124,5 +131,43 @@ func TestRenderSidecar(t *testing.T) {
 	}
 	if _, ok := out.Data.(map[string]any); !ok {
 		t.Errorf("--patch: %T, want the patch", out.Data)
+	}
+}
+
+// The note on stderr says whom the webhook port admits when no flag named
+// it, and the NetworkPolicy cuts out the Nodes' Pod CIDRs unless --pod-cidr
+// names others.
+func TestRenderSourcesNote(t *testing.T) {
+	base := Request{Namespace: "ops", Image: "img", Replicas: 2, HealthPort: 8080, Webhook: true, CertManager: true}
+	with := func(f func(*Request)) Request { r := base; f(&r); return r }
+	read := &NodePodCIDRs{CIDRs: []string{"10.244.0.0/24", "10.244.1.0/24"}, Nodes: 3, Without: 1}
+	for _, c := range []struct {
+		name   string
+		r      Request
+		note   string // "" none
+		except string
+	}{
+		{"sources", with(func(r *Request) { r.WebhookSources, r.Nodes = []string{"192.0.2.0/24"}, read }), "", ""},
+		{"pod CIDRs named", with(func(r *Request) { r.PodCIDRs, r.Nodes = []string{"10.0.0.0/8"}, read }), "", "10.0.0.0/8"},
+		{"nodes read", with(func(r *Request) { r.Nodes = read }),
+			"every address but the Nodes' Pod CIDRs (spec.podCIDRs: 2) (1 of 3 Nodes have none: their Pods are let in); if the network plugin", "10.244.0.0/24,10.244.1.0/24"},
+		{"not read", base, "every address (the Nodes were not read): name the cluster's Pod CIDRs with --pod-cidr CIDR", ""},
+		{"unreachable", with(func(r *Request) { r.Nodes = &NodePodCIDRs{Err: errors.New("connection refused")} }),
+			"every address (the Nodes could not be read: connection refused): name the cluster's Pod CIDRs with --pod-cidr", ""},
+		{"no nodes", with(func(r *Request) { r.Nodes = &NodePodCIDRs{} }), "(the cluster has no Nodes)", ""},
+		{"no pod CIDRs", with(func(r *Request) { r.Nodes = &NodePodCIDRs{Nodes: 2, Without: 2} }), "(no Node has spec.podCIDRs)", ""},
+	} {
+		out, err := Render(c.r)
+		if err != nil {
+			t.Fatal(c.name, err)
+		}
+		if (c.note == "") != (out.Next == "") || !strings.Contains(out.Next, c.note) {
+			t.Errorf("%s: note %q, want %q", c.name, out.Next, c.note)
+		}
+		objs := out.Data.([]runtime.Object)
+		np := objs[len(objs)-1].(*networkingv1.NetworkPolicy)
+		if got := strings.Join(np.Spec.Ingress[0].From[0].IPBlock.Except, ","); got != c.except {
+			t.Errorf("%s: IPv4 except %q, want %q", c.name, got, c.except)
+		}
 	}
 }

@@ -48,7 +48,8 @@ func WebhookDNSNames(ns string) []string {
 // Objects): the Deployment also serves it, a Service reaches it, the
 // certificate (a Secret, or cert-manager's Issuer and Certificate) and the
 // two ValidatingWebhookConfigurations register it; a NetworkPolicy admits
-// the webhook port from o.WebhookSources only.
+// the webhook port from o.WebhookSources only (with none, from every
+// address but o.PodCIDRs).
 //
 // The webhook lets the loop's ServiceAccount write our slices, and the
 // users and groups allowed names (those who run sync by hand).

@@ -1,13 +1,19 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
 // deploy --webhook prints a NetworkPolicy that admits the webhook port from
@@ -70,4 +76,74 @@ func containerArgs(t testing.TB, objs []unstructured.Unstructured) []string {
 	cs, _, _ := unstructured.NestedSlice(podSpecOf(t, objs), "containers")
 	args, _, _ := unstructured.NestedStringSlice(cs[0].(map[string]any), "args")
 	return args
+}
+
+// Without --webhook-source, deploy --webhook reads the Nodes' spec.podCIDRs
+// from the real API server and admits the webhook port from every address
+// but them (the except lists pass the API server's validation); --pod-cidr
+// names them instead, without reading; with no cluster to read, every
+// address, said on stderr with --pod-cidr.
+func TestDeployWebhookPodCIDRs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cp.Stop)
+	for i, cidrs := range [][]string{{"10.244.1.0/24", "fd00:10:244:1::/64"}, {"10.244.0.0/24", "fd00:10:244::/64"}, nil} {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)}, Spec: corev1.NodeSpec{PodCIDRs: cidrs}}
+		if _, err := cp.Admin.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cp.Namespace(ctx, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	deploy := func(args ...string) (string, string) {
+		t.Helper()
+		r := kubectl(t, cp, append([]string{"slices", "deploy", "--webhook", "-n", "ops", "-o", "json"}, args...)...).mustCode(t, 0)
+		var list unstructured.UnstructuredList
+		if err := list.UnmarshalJSON([]byte(r.Stdout)); err != nil {
+			t.Fatal(err)
+		}
+		nps := ofKinds(list.Items, "NetworkPolicy")
+		kubectl(t, cp, "apply", "--dry-run=server", "-f", manifestFile(t, nps)).mustCode(t, 0)
+		return webhookPeers(t, nps[0]), r.Stderr
+	}
+	peers, stderr := deploy()
+	if want := "0.0.0.0/0 except 10.244.0.0/24,10.244.1.0/24; ::/0 except fd00:10:244::/64,fd00:10:244:1::/64"; peers != want {
+		t.Errorf("webhook peers %q, want %q", peers, want)
+	}
+	if !strings.Contains(stderr, "every address but the Nodes' Pod CIDRs (spec.podCIDRs: 4) (1 of 3 Nodes have none") {
+		t.Errorf("note %q", stderr)
+	}
+	peers, stderr = deploy("--pod-cidr", "10.244.0.0/16,10.244.7.0/24")
+	if want := "0.0.0.0/0 except 10.244.0.0/16; ::/0 except "; peers != want || stderr != "" {
+		t.Errorf("--pod-cidr: peers %q, want %q; stderr %q", peers, want, stderr)
+	}
+
+	r := kubectl(t, cp, "slices", "deploy", "--webhook", "--server", "https://127.0.0.1:1", "-o", "json").mustCode(t, 0)
+	if !strings.Contains(r.Stderr, "every address (the Nodes could not be read: ") || !strings.Contains(r.Stderr, "--pod-cidr CIDR") ||
+		!strings.Contains(r.Stdout, `"::/0"`) || strings.Contains(r.Stdout, `"except"`) {
+		t.Errorf("offline: stderr %q", r.Stderr)
+	}
+	r = kubectl(t, cp, "slices", "deploy", "--webhook", "--pod-cidr", "10.244.0.0/16", "--webhook-source", "192.0.2.0/24")
+	if r.Code != 2 || r.Stdout != "" || !strings.Contains(r.Stderr, "--pod-cidr goes without --webhook-source") {
+		t.Errorf("--pod-cidr with --webhook-source: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// webhookPeers are the webhook rule's ipBlocks: "CIDR except A,B; ...".
+func webhookPeers(t testing.TB, np unstructured.Unstructured) string {
+	t.Helper()
+	rules, _, _ := unstructured.NestedSlice(np.Object, "spec", "ingress")
+	from, _, _ := unstructured.NestedSlice(rules[0].(map[string]any), "from")
+	var out []string
+	for _, f := range from {
+		cidr, _, _ := unstructured.NestedString(f.(map[string]any), "ipBlock", "cidr")
+		except, _, _ := unstructured.NestedStringSlice(f.(map[string]any), "ipBlock", "except")
+		out = append(out, cidr+" except "+strings.Join(except, ","))
+	}
+	return strings.Join(out, "; ")
 }
