@@ -31,7 +31,8 @@ type Planner func(ctx context.Context, in reconcile.Input, opts reconcile.Option
 
 // Options tune Sync.
 type Options struct {
-	// Plan is handed to the planner; its TriggerTime is replaced by Trigger's.
+	// Plan is handed to the planner with its ManagedBy made the kind's
+	// (ManagedByOf) and its TriggerTime decided by Trigger (or Changed).
 	Plan reconcile.Options
 	// Planner plans; nil means PlanService offline (no Endpoints lookup).
 	Planner Planner
