@@ -20,9 +20,11 @@ import (
 // 20,000 Pods. Instead the handlers note which Pods changed, per Service,
 // and a Service whose slices were last left in sync keeps a reconcile.Memo:
 // the next sync plans from the noted Pods alone, with Compute's result
-// (reconcile.TestMemoAgainstCompute). Anything the memo cannot vouch for
-// (a Service, Node or slice change it does not expect, too many Pods at
-// once, a conflict) drops the memo and plans in full, as before.
+// (reconcile.TestMemoAgainstCompute). The memo plans through syncer.Sync
+// (memoSync is its Incremental), so its plan is written, and a conflict
+// retried, as any other. Anything the memo cannot vouch for (a Service,
+// Node or slice change it does not expect, too many Pods at once, a
+// conflict) drops the memo and plans in full, as before.
 
 // maxNoted bounds the Pods noted for one Service between syncs: past it
 // the Service is planned in full (a rollout, a Node going away).
