@@ -408,6 +408,26 @@ func (c *Cache) PodsMatching(namespace string, sel labels.Selector) []*corev1.Po
 	return podsOf(matched)
 }
 
+// PodsAndNodes returns the named Pods of a namespace as cached (Pod nil for
+// one that is gone) and the Nodes of those sel matches: what a plan from the
+// Pods that changed reads (reconcile.Memo.Plan), without listing the
+// namespace.
+func (c *Cache) PodsAndNodes(namespace string, names []string, sel labels.Selector) ([]reconcile.PodChange, reconcile.Nodes) {
+	changes := make([]reconcile.PodChange, 0, len(names))
+	var members []*corev1.Pod
+	for _, name := range names {
+		var pod *corev1.Pod
+		if o, ok, _ := c.Pods.GetByKey(namespace + "/" + name); ok {
+			pod = PodOf(o)
+		}
+		changes = append(changes, reconcile.PodChange{Name: name, Pod: pod})
+		if pod != nil && sel.Matches(labels.Set(pod.Labels)) {
+			members = append(members, pod)
+		}
+	}
+	return changes, c.nodesFor(members, false)
+}
+
 func (c *Cache) nodesFor(pods []*corev1.Pod, all bool) reconcile.Nodes {
 	if c.NodesUnreadable {
 		return reconcile.Nodes{Unreadable: true}

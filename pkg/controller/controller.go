@@ -276,11 +276,6 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.memos.set(key, nil)
 		return nil
 	}
-	if pods, all := c.notes.take(key); !all {
-		if out, ok := c.syncNoted(ctx, key, svc, pods); ok {
-			return c.settle(ctx, key, svc, out, nil)
-		}
-	}
 	// One trigger time per sync, however many attempts it takes.
 	var trig *time.Time
 	opts := syncer.Options{
@@ -295,6 +290,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			return *trig
 		},
 	}
+	if pods, all := c.notes.take(key); !all && c.incremental() {
+		// A Service left in sync is planned from its memo and the Pods
+		// noted since (incremental.go).
+		opts.Incremental, opts.Changed = &memoSync{c: c, key: key, pods: pods}, c.trigger.Changed
+	}
 	var sb *standbySync
 	if c.opts.Standby != nil {
 		sb = &standbySync{c: c, key: key}
@@ -308,8 +308,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		}()
 	}
 	out := syncer.Sync(ctx, guarded{Cache: c.cache, slices: c.slices, key: key, managedBy: c.opts.Plan.ManagedBy}, c.client.DiscoveryV1(), svc, opts)
-	c.opts.Metrics.PlannedBy("full")
-	c.remember(key, out)
+	switch {
+	case !out.Incremental:
+		c.opts.Metrics.PlannedBy("full")
+		c.remember(key, out)
+	case out.Plan != nil:
+		c.opts.Metrics.PlannedBy("memo")
+	}
 	return c.settle(ctx, key, svc, out, sb)
 }
 

@@ -28,7 +28,8 @@
 // A sync plans from the Pods that changed, not the whole Service, where it
 // can (incremental.go): the Pod handlers note which Pods they queued a
 // Service for, and a Service left in sync keeps a reconcile.Memo that plans
-// those Pods alone with Compute's result. A Service the memo cannot vouch
-// for (standby, --with-endpoints, a change it does not expect) is planned in
+// those Pods alone with Compute's result, handed to syncer.Sync as its
+// Incremental planner (one writer, and a conflict retried in full). A
+// Service the memo cannot vouch for (standby, --with-endpoints, a change it does not expect) is planned in
 // full from the cache, as upstream plans every sync.
 package controller

@@ -20,9 +20,11 @@ import (
 // 20,000 Pods. Instead the handlers note which Pods changed, per Service,
 // and a Service whose slices were last left in sync keeps a reconcile.Memo:
 // the next sync plans from the noted Pods alone, with Compute's result
-// (reconcile.TestMemoAgainstCompute). Anything the memo cannot vouch for
-// (a Service, Node or slice change it does not expect, too many Pods at
-// once, a conflict) drops the memo and plans in full, as before.
+// (reconcile.TestMemoAgainstCompute). The memo plans through syncer.Sync
+// (memoSync is its Incremental), so its plan is written, and a conflict
+// retried, as any other. Anything the memo cannot vouch for (a Service,
+// Node or slice change it does not expect, too many Pods at once, a
+// conflict) drops the memo and plans in full, as before.
 
 // maxNoted bounds the Pods noted for one Service between syncs: past it
 // the Service is planned in full (a rollout, a Node going away).
@@ -111,71 +113,54 @@ func (c *Controller) planOptions(svc *corev1.Service) reconcile.Options {
 	return po
 }
 
-// syncNoted plans a Service from its memo and the noted Pods, and writes
-// the plan; false means it could not, and the caller syncs in full.
-func (c *Controller) syncNoted(ctx context.Context, key string, svc *corev1.Service, pods []string) (syncer.Outcome, bool) {
-	memo := c.memos.get(key)
-	if memo == nil || !c.incremental() {
-		return syncer.Outcome{}, false
+// memoSync is a sync's syncer.Incremental: the Service's memo and the
+// Pods noted since its last sync.
+type memoSync struct {
+	c    *Controller
+	key  string
+	pods []string
+	memo *reconcile.Memo
+	step *reconcile.Step
+}
+
+// Changes reads the noted Pods and their Nodes from the cache; false when
+// the Service has no memo, and the sync plans in full.
+func (m *memoSync) Changes(_ context.Context, svc *corev1.Service) (syncer.Changes, bool, error) {
+	if m.memo = m.c.memos.get(m.key); m.memo == nil {
+		return syncer.Changes{}, false, nil
 	}
-	live := c.cache.SlicesOf(svc.Namespace, svc.Name)
-	if c.slices.Stale(key, ours(live, c.opts.Plan.ManagedBy)) {
+	live := m.c.cache.SlicesOf(svc.Namespace, svc.Name)
+	if m.c.slices.Stale(m.key, ours(live, m.c.opts.Plan.ManagedBy)) {
 		// The cache has not yet shown our last writes: wait for it with
 		// the memo and the noted Pods kept, rather than read and plan the
 		// whole Service only for the guard to refuse it.
-		c.notes.addAll(key, pods)
-		return syncer.Outcome{Namespace: svc.Namespace, Name: svc.Name, Service: svc, Err: errStale}, true
+		m.c.notes.addAll(m.key, m.pods)
+		return syncer.Changes{}, true, errStale
 	}
-	sel := labels.SelectorFromSet(svc.Spec.Selector)
-	changes := make([]reconcile.PodChange, 0, len(pods))
-	members := make(map[string]*corev1.Pod, len(pods))
-	nodes := reconcile.Nodes{ByName: map[string]*corev1.Node{}}
-	for _, name := range pods {
-		var pod *corev1.Pod
-		if o, ok, _ := c.cache.Pods.GetByKey(svc.Namespace + "/" + name); ok {
-			pod = cluster.PodOf(o)
-		}
-		changes = append(changes, reconcile.PodChange{Name: name, Pod: pod})
-		members[name] = nil
-		if pod == nil || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		members[name] = pod
-		if n := pod.Spec.NodeName; n != "" && c.cache.Nodes != nil {
-			if o, ok, _ := c.cache.Nodes.GetByKey(n); ok {
-				nodes.ByName[n] = o.(*corev1.Node)
-			}
-		}
-	}
-	po := c.planOptions(svc)
-	trigger, commit, known := c.trigger.Changed(svc, members)
-	if !known {
-		return syncer.Outcome{}, false
-	}
-	po.TriggerTime = trigger
-	plan, step, ok := memo.Plan(svc, changes, nodes, live, po)
+	pods, nodes := m.c.cache.PodsAndNodes(svc.Namespace, m.pods, labels.SelectorFromSet(svc.Spec.Selector))
+	return syncer.Changes{Pods: pods, Nodes: nodes, Slices: live}, true, nil
+}
+
+// Plan plans from the memo; a memo that cannot is dropped.
+func (m *memoSync) Plan(svc *corev1.Service, ch syncer.Changes, po reconcile.Options) (*reconcile.Plan, bool) {
+	plan, step, ok := m.memo.Plan(svc, ch.Pods, ch.Nodes, ch.Slices, po)
 	if !ok {
-		c.memos.set(key, nil)
-		return syncer.Outcome{}, false
+		m.c.memos.set(m.key, nil)
+		return nil, false
 	}
-	commit()
-	c.opts.Metrics.PlannedBy("memo")
-	out := syncer.Outcome{Namespace: svc.Namespace, Name: svc.Name, Service: svc, Plan: plan,
-		Input: reconcile.Input{Service: svc}, Attempts: 1}
-	if plan.InSync() {
-		return out, true
-	}
-	write := c.opts.Write
-	write.ManagedBy = po.ManagedBy
-	out.Result, out.Err = apply.Apply(ctx, c.client.DiscoveryV1().EndpointSlices(svc.Namespace), plan, write)
-	if out.Err != nil {
+	m.step = step
+	return plan, true
+}
+
+// Written commits the plan to the memo once all of it is written.
+func (m *memoSync) Written(res apply.Result, err error) {
+	if err != nil {
 		// Part written, or refused: the next sync plans in full from
 		// what the cache then shows.
-		c.memos.set(key, nil)
-		return out, true
+		m.c.memos.set(m.key, nil)
+		return
 	}
-	memo.Commit(step, slim(out.Result.Created, out.Result.Updated))
-	return out, true
+	m.memo.Commit(m.step, slim(res.Created, res.Updated))
 }
 
 // slim gives the memo the written slices as the cache would hold them

@@ -12,7 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
@@ -224,5 +226,66 @@ func TestMemoWaitsForTheCache(t *testing.T) {
 	}
 	if full := testutil.ToFloat64(c.opts.Metrics.plans.WithLabelValues("full")); full != 1 {
 		t.Errorf("%v full plans, want only the first sync's", full)
+	}
+}
+
+// A memo plan goes through syncer.Sync's one writer: when its write meets
+// a conflict, the same sync re-reads and plans in full, and the write it
+// then makes stamps the flip's trigger time, which the memo's attempt
+// already recorded as synced.
+func TestMemoPlanRetriesAfterConflict(t *testing.T) {
+	objs := []runtime.Object{utiltest.NewNode("node-1").Zone("zone-a").Build(), service("web", map[string]string{"app": "web"})}
+	for i := range 4 {
+		objs = append(objs, memoPod(i, true))
+	}
+	c, client, _ := startedWith(t, everything, func(o *Options) { o.Metrics = NewMetrics(nil) }, objs...)
+	versionSlices(client)
+	ctx := context.Background()
+	key := testNS + "/web"
+	c.queue.Add(key)
+	runUntilComputeAgrees(t, ctx, c, client, "first sync")
+	if c.memos.get(key) == nil {
+		t.Fatal("no memo after the first sync")
+	}
+	flipped := time.Date(2026, 5, 1, 0, 0, 7, 0, time.UTC)
+	p, err := client.CoreV1().Pods(testNS).Get(ctx, "web-01", metav1.GetOptions{})
+	must(t, err)
+	p.Status.Conditions[0].Status = corev1.ConditionFalse
+	p.Status.Conditions[0].LastTransitionTime = metav1.NewTime(flipped)
+	_, err = client.CoreV1().Pods(testNS).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	must(t, err)
+	if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		pods, _ := c.cache.PodsAndNodes(testNS, []string{"web-01"}, labels.Everything())
+		return pods[0].Pod != nil && pods[0].Pod.Status.Conditions[0].Status == corev1.ConditionFalse &&
+			len(c.cache.SlicesOf(testNS, "web")) == 1, nil
+	}); err != nil {
+		t.Fatal("the cache never showed the flip and our slice")
+	}
+	conflicts := 0
+	client.PrependReactor("update", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts++; conflicts == 1 {
+			return true, nil, apierrors.NewConflict(discovery.Resource("endpointslices"), "web", errors.New("changed meanwhile"))
+		}
+		return false, nil, nil
+	})
+	for c.queue.Len() > 0 { // the flip's own event, not yet synced
+		key, _ := c.queue.Get()
+		c.queue.Done(key)
+	}
+	c.notes.take(key)
+	c.notes.add(key, "web-01")
+	if err := c.sync(ctx, key); err != nil {
+		t.Fatalf("sync = %v, want the conflict retried", err)
+	}
+	if conflicts != 2 {
+		t.Errorf("%d slice updates, want the refused one and its retry", conflicts)
+	}
+	if d := computeDisagrees(t, ctx, client, c.opts.Plan); d != "" {
+		t.Error(d)
+	}
+	live, err := client.DiscoveryV1().EndpointSlices(testNS).List(ctx, metav1.ListOptions{})
+	must(t, err)
+	if got := live.Items[0].Annotations[corev1.EndpointsLastChangeTriggerTime]; got != flipped.Format(time.RFC3339Nano) {
+		t.Errorf("trigger time %q, want the flip's %s", got, flipped.Format(time.RFC3339Nano))
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 )
 
@@ -82,6 +84,26 @@ func (pl *planner) planAddressType(existing []*discovery.EndpointSlice, facts []
 	// 6. Recycle: a create becomes an update of a slice about to be deleted,
 	//    saving a write and a name. The update is conditional on the
 	//    resourceVersion of the slice it replaces.
+	toDelete = recycle(svc, &ss, toDelete)
+
+	// 7. No creates while the Service is being deleted: the garbage
+	//    collector would race them.
+	if svc.DeletionTimestamp != nil {
+		pl.plan.SuppressedCreates += len(ss.create)
+		ss.create = nil
+	}
+	stampWrites(ss.create, ss.update, pl.opts.TriggerTime)
+	pl.plan.Create = append(pl.plan.Create, ss.create...)
+	pl.plan.Update = append(pl.plan.Update, ss.update...)
+	pl.plan.Delete = append(pl.plan.Delete, toDelete...)
+	pl.plan.Unchanged = append(pl.plan.Unchanged, ss.unchanged...)
+	pl.recordEndpoints(groups, &ss, at)
+}
+
+// recycle turns creates into updates of slices about to be deleted (of
+// the same address type and owned by svc), in name order, and returns the
+// deletions left.
+func recycle(svc *corev1.Service, ss *sliceSet, toDelete []*discovery.EndpointSlice) []*discovery.EndpointSlice {
 	sortByName(toDelete)
 	for i := 0; i < len(toDelete) && len(ss.create) > 0; {
 		del, c := toDelete[i], ss.create[len(ss.create)-1]
@@ -94,25 +116,19 @@ func (pl *planner) planAddressType(existing []*discovery.EndpointSlice, facts []
 		ss.update = append(ss.update, c)
 		toDelete = append(toDelete[:i:i], toDelete[i+1:]...)
 	}
+	return toDelete
+}
 
-	// 7. No creates while the Service is being deleted: the garbage
-	//    collector would race them.
-	if svc.DeletionTimestamp != nil {
-		pl.plan.SuppressedCreates += len(ss.create)
-		ss.create = nil
+// stampWrites stamps the trigger time on an address type's writes and
+// sorts its updates by name, as both planners hand them on.
+func stampWrites(create, update []*discovery.EndpointSlice, t time.Time) {
+	for _, s := range create {
+		stampTriggerTime(s, t)
 	}
-	for _, s := range ss.create {
-		stampTriggerTime(s, pl.opts.TriggerTime)
+	for _, s := range update {
+		stampTriggerTime(s, t)
 	}
-	for _, s := range ss.update {
-		stampTriggerTime(s, pl.opts.TriggerTime)
-	}
-	sortByName(ss.update)
-	pl.plan.Create = append(pl.plan.Create, ss.create...)
-	pl.plan.Update = append(pl.plan.Update, ss.update...)
-	pl.plan.Delete = append(pl.plan.Delete, toDelete...)
-	pl.plan.Unchanged = append(pl.plan.Unchanged, ss.unchanged...)
-	pl.recordEndpoints(groups, &ss, at)
+	sortByName(update)
 }
 
 // unchangedSlices are the live slices neither updated nor deleted.

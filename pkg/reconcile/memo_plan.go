@@ -3,7 +3,6 @@ package reconcile
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -96,13 +95,7 @@ func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live 
 		if !ok {
 			return nil, nil, false
 		}
-		for _, s := range create {
-			stampTriggerTime(s, opts.TriggerTime)
-		}
-		for _, s := range update {
-			stampTriggerTime(s, opts.TriggerTime)
-		}
-		sortByName(update)
+		stampWrites(create, update, opts.TriggerTime)
 		plan.Create = append(plan.Create, create...)
 		plan.Update = append(plan.Update, update...)
 	}
@@ -189,18 +182,47 @@ func (m *Memo) changed(pl *planner, changes []PodChange, nodes Nodes) ([]change,
 	return cs, true
 }
 
+// typeGroup is the part of one port group of one address type that a
+// change touches: the memo's slices holding a changed Pod's old endpoint,
+// and the changed Pods' endpoints that are not replaced in place.
+type typeGroup struct {
+	touched []*discovery.EndpointSlice
+	left    []discovery.Endpoint
+	ports   []discovery.EndpointPort
+}
+
 // planType is packGroup for the groups of one address type that the change
 // touches, knowing that every other slice stays as it is.
 func (m *Memo) planType(pl *planner, cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType, step *Step) (create, update []*discovery.EndpointSlice, ok bool) {
-	type work struct {
-		touched []*discovery.EndpointSlice
-		left    []discovery.Endpoint
-		ports   []discovery.EndpointPort
+	groups := m.typeGroups(cs, oldOwner, touched, at)
+	for _, pk := range slices.Sorted(maps.Keys(groups)) {
+		w := groups[pk]
+		sortByName(w.touched)
+		// 1. The touched slices: changed Pods' endpoints replaced or dropped.
+		upd, ok := m.replace(pl, cs, oldOwner, w.touched, at, step)
+		if !ok {
+			return nil, nil, false
+		}
+		// 2.-3. The rest, placed as packGroup places them.
+		left := w.left
+		upd, cr := pl.place(len(left), func() discovery.Endpoint {
+			ep := left[0]
+			left = left[1:]
+			return ep
+		}, upd, func() []*discovery.EndpointSlice { return m.unchangedOf(at, pk, upd) }, w.ports, at)
+		create = append(create, cr...)
+		update = append(update, upd...)
 	}
-	groups := map[string]*work{}
-	get := func(k string) *work {
+	return create, update, true
+}
+
+// typeGroups sorts what a change touches of one address type by port
+// group.
+func (m *Memo) typeGroups(cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType) map[string]*typeGroup {
+	groups := map[string]*typeGroup{}
+	get := func(k string) *typeGroup {
 		if groups[k] == nil {
-			groups[k] = &work{}
+			groups[k] = &typeGroup{}
 		}
 		return groups[k]
 	}
@@ -226,96 +248,57 @@ func (m *Memo) planType(pl *planner, cs []change, oldOwner map[epKey]int, touche
 		w.left = append(w.left, ep)
 		w.ports = c.f.ports
 	}
-	max := pl.opts.MaxEndpointsPerSlice
-	for _, pk := range slices.Sorted(maps.Keys(groups)) {
-		w := groups[pk]
-		sortByName(w.touched)
-		// 1. The touched slices: changed Pods' endpoints replaced or dropped.
-		var upd []*discovery.EndpointSlice
-		for _, live := range w.touched {
-			kept := make([]discovery.Endpoint, 0, len(live.Endpoints))
-			changed := false
-			var stays []epKey
-			for i := range live.Endpoints {
-				e := &live.Endpoints[i]
-				k := keyOf(e)
-				ci, mine := oldOwner[k]
-				if !mine {
-					kept = append(kept, *e.DeepCopy())
-					continue
-				}
-				nep, ok := cs[ci].inPlace(at, k)
-				if !ok {
-					continue
-				}
-				switch {
-				case !endpointsEqualBeyondKey(&nep, e):
-					changed = true
-				case !endpointsIdentical(&nep, e):
-					return nil, nil, false // kept as is, so the memo would no longer hold
-				}
-				kept = append(kept, nep)
-				stays = append(stays, k)
-			}
-			if !changed && len(kept) == len(live.Endpoints) {
-				for _, k := range stays {
-					step.stayed[k] = live.Name
-				}
+	return groups
+}
+
+// replace is packGroup's step 1 for the touched slices of one group: each
+// changed Pod's old endpoint is replaced in place by its new one, or
+// dropped. A slice left as it was is not written (its replaced endpoints
+// are recorded in step). False when the memo cannot follow: an endpoint
+// kept although it differs, or a slice emptied (Compute deletes it, and may
+// recycle it).
+func (m *Memo) replace(pl *planner, cs []change, oldOwner map[epKey]int, touched []*discovery.EndpointSlice, at discovery.AddressType, step *Step) ([]*discovery.EndpointSlice, bool) {
+	var upd []*discovery.EndpointSlice
+	for _, live := range touched {
+		kept := make([]discovery.Endpoint, 0, len(live.Endpoints))
+		changed := false
+		var stays []epKey
+		for i := range live.Endpoints {
+			e := &live.Endpoints[i]
+			k := keyOf(e)
+			ci, mine := oldOwner[k]
+			if !mine {
+				kept = append(kept, *e.DeepCopy())
 				continue
 			}
-			if len(kept) == 0 {
-				return nil, nil, false // Compute deletes it, and may recycle it
+			nep, ok := cs[ci].inPlace(at, k)
+			if !ok {
+				continue
 			}
-			s := live.DeepCopy()
-			s.Endpoints = kept
-			s.Labels = pl.labels.labels()
-			upd = append(upd, s)
+			switch {
+			case !endpointsEqualBeyondKey(&nep, e):
+				changed = true
+			case !endpointsIdentical(&nep, e):
+				return nil, false // kept as is, so the memo would no longer hold
+			}
+			kept = append(kept, nep)
+			stays = append(stays, k)
 		}
-		left := w.left
-		pop := func() discovery.Endpoint {
-			ep := left[0]
-			left = left[1:]
-			return ep
+		if !changed && len(kept) == len(live.Endpoints) {
+			for _, k := range stays {
+				step.stayed[k] = live.Name
+			}
+			continue
 		}
-		// 2. Top up the slices being written, fullest first.
-		if len(left) > 0 && len(upd) > 0 {
-			byLen := slices.Clone(upd)
-			sort.SliceStable(byLen, func(i, j int) bool { return len(byLen[i].Endpoints) > len(byLen[j].Endpoints) })
-			for _, s := range byLen {
-				for len(left) > 0 && len(s.Endpoints) < max {
-					s.Endpoints = append(s.Endpoints, pop())
-				}
-			}
+		if len(kept) == 0 {
+			return nil, false
 		}
-		// 3. The remainder into the unchanged slice it fills closest to
-		//    full, or into new slices.
-		var unchanged []*discovery.EndpointSlice
-		if len(left) > 0 {
-			unchanged = m.unchangedOf(at, pk, upd)
-		}
-		for len(left) > 0 {
-			var fill *discovery.EndpointSlice
-			if len(left) < max && len(unchanged) > 0 {
-				if i := sliceToFill(unchanged, len(left), max, pl.hintsRewrite); i >= 0 {
-					fill = unchanged[i].DeepCopy()
-					unchanged = append(unchanged[:i:i], unchanged[i+1:]...)
-				}
-			}
-			if fill == nil {
-				fill = newSlice(pl.svc, pl.labels, w.ports, at)
-			}
-			for len(left) > 0 && len(fill.Endpoints) < max {
-				fill.Endpoints = append(fill.Endpoints, pop())
-			}
-			if fill.Name != "" {
-				upd = append(upd, fill)
-			} else {
-				create = append(create, fill)
-			}
-		}
-		update = append(update, upd...)
+		s := live.DeepCopy()
+		s.Endpoints = kept
+		s.Labels = pl.labels.labels()
+		upd = append(upd, s)
 	}
-	return create, update, true
+	return upd, true
 }
 
 // unchangedOf lists the memo's slices of a type and port group that are

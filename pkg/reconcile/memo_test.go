@@ -133,6 +133,21 @@ func (w *world) event() string {
 	if g.n(2) == 0 {
 		choice = 3 // the common event: a readiness flip
 	}
+	var what string
+	if choice <= 8 || choice == 15 {
+		what = w.podEvent(choice)
+	} else {
+		what = w.clusterEvent(choice)
+	}
+	if what == "" {
+		return "nothing"
+	}
+	return what
+}
+
+// podEvent changes a Pod (choices 0-8 and 15); "" when none was changed.
+func (w *world) podEvent(choice int) string {
+	g := w.g
 	switch choice {
 	case 0, 1:
 		w.addPod()
@@ -201,6 +216,15 @@ func (w *world) event() string {
 			w.setPod(c)
 			return "pod port renumbered"
 		}
+	}
+	return ""
+}
+
+// clusterEvent changes a Node, a slice or the Service (choices 9-14); ""
+// when none was changed.
+func (w *world) clusterEvent(choice int) string {
+	g := w.g
+	switch choice {
 	case 9:
 		if len(w.nodes) > 0 {
 			names := slices.Sorted(maps.Keys(w.nodes))
@@ -253,7 +277,7 @@ func (w *world) event() string {
 		w.svc = s
 		return "service changed"
 	}
-	return "nothing"
+	return ""
 }
 
 func (w *world) touchNode(name string) {

@@ -77,7 +77,6 @@ type groupResult struct {
 // endpoint between slices only to compact them: every write it plans is
 // needed by a change, and the remainder goes into one slice if it fits.
 func (pl *planner) packGroup(existing []*discovery.EndpointSlice, g *portGroup, addressType discovery.AddressType) groupResult {
-	max := pl.opts.MaxEndpointsPerSlice
 	var res groupResult
 	var unchanged []*discovery.EndpointSlice
 
@@ -116,42 +115,64 @@ func (pl *planner) packGroup(existing []*discovery.EndpointSlice, g *portGroup, 
 		}
 	}
 
-	// 2. Top up the slices already being written, fullest first, so new
-	//    endpoints ride on writes that happen anyway.
-	if g.left > 0 && len(res.update) > 0 {
-		byLen := append([]*discovery.EndpointSlice(nil), res.update...)
+	// 2.-3. Place the endpoints not yet placed (place).
+	res.update, res.create = pl.place(g.left, func() discovery.Endpoint { return g.pop().ep },
+		res.update, func() []*discovery.EndpointSlice { return unchanged }, g.ports, addressType)
+	return res
+}
+
+// place is steps 2 and 3 of packing one port group, shared by packGroup and
+// the memo's planType (memo_plan.go) so that both place endpoints alike: n
+// endpoints not yet placed, taken in order by next, go
+//
+//  2. into the slices already being updated, fullest first, so new
+//     endpoints ride on writes that happen anyway;
+//  3. then, while less than a full slice is left, into the unchanged slice
+//     that it fills closest to full (all of it or none); otherwise into new
+//     slices.
+//
+// unchanged lists the group's unchanged slices, by name; it is asked once,
+// and only when step 3 has endpoints to place. It returns update with the
+// unchanged slices filled appended, and the slices to create.
+func (pl *planner) place(n int, next func() discovery.Endpoint, update []*discovery.EndpointSlice, unchanged func() []*discovery.EndpointSlice,
+	ports []discovery.EndpointPort, at discovery.AddressType) (updated, created []*discovery.EndpointSlice) {
+	max := pl.opts.MaxEndpointsPerSlice
+	if n > 0 && len(update) > 0 {
+		byLen := append([]*discovery.EndpointSlice(nil), update...)
 		sort.SliceStable(byLen, func(i, j int) bool { return len(byLen[i].Endpoints) > len(byLen[j].Endpoints) })
 		for _, s := range byLen {
-			for g.left > 0 && len(s.Endpoints) < max {
-				s.Endpoints = append(s.Endpoints, g.pop().ep)
+			for n > 0 && len(s.Endpoints) < max {
+				s.Endpoints = append(s.Endpoints, next())
+				n--
 			}
 		}
 	}
-
-	// 3. Place the remainder: while less than a full slice is left, into the
-	//    unchanged slice that it fills closest to full (all of it or none);
-	//    otherwise into new slices.
-	for g.left > 0 {
+	var spare []*discovery.EndpointSlice
+	if n > 0 {
+		spare = unchanged()
+	}
+	for n > 0 {
 		var fill *discovery.EndpointSlice
-		if g.left < max && len(unchanged) > 0 {
-			if i := sliceToFill(unchanged, g.left, max, pl.hintsRewrite); i >= 0 {
-				fill = unchanged[i].DeepCopy()
-				unchanged = append(unchanged[:i:i], unchanged[i+1:]...)
+		if n < max && len(spare) > 0 {
+			if i := sliceToFill(spare, n, max, pl.hintsRewrite); i >= 0 {
+				fill = spare[i].DeepCopy()
+				spare = append(spare[:i:i], spare[i+1:]...)
 			}
 		}
 		if fill == nil {
-			fill = newSlice(pl.svc, pl.labels, g.ports, addressType)
+			fill = newSlice(pl.svc, pl.labels, ports, at)
 		}
-		for g.left > 0 && len(fill.Endpoints) < max {
-			fill.Endpoints = append(fill.Endpoints, g.pop().ep)
+		for n > 0 && len(fill.Endpoints) < max {
+			fill.Endpoints = append(fill.Endpoints, next())
+			n--
 		}
 		if fill.Name != "" {
-			res.update = append(res.update, fill)
+			update = append(update, fill)
 		} else {
-			res.create = append(res.create, fill)
+			created = append(created, fill)
 		}
 	}
-	return res
+	return update, created
 }
 
 // sliceToFill is upstream getSliceToFill: the slice left closest to full

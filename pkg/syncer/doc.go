@@ -1,12 +1,13 @@
 // Package syncer is the one "sync one Service" of kubectl-slices: load the
 // planner's inputs from a Source, plan, apply, and on a write conflict re-read
 // and re-plan with backoff. One-shot commands (targeted reads or the cluster
-// cache) and the watch loop's full syncs call Sync. Two other paths write
-// slices without it: the watch loop's incremental sync
-// (pkg/controller/incremental.go) plans with reconcile.Memo and writes with
-// apply.Apply itself, without Sync's conflict retry (a failed write drops
-// the memo, and the retry plans in full through Sync); and release and prune
-// (pkg/lifecycle) delete through apply.Apply, planning nothing.
+// cache) and the watch loop's workers all call Sync; nothing else plans a
+// Service's slices and writes them. The watch loop's plans from a memo (the
+// Pods changed since the last sync, reconcile.Memo) come through Sync too,
+// as Options.Incremental: written by the same writer, retried in full on a
+// conflict, under the managed-by value and trigger time Sync sets for every
+// plan. Only deletions are made elsewhere, without a plan: DeleteAll for a
+// Service that is gone, and pkg/lifecycle's release and prune.
 //
 // It also holds the one planner choice every command makes (PlanService:
 // mirrored from the Endpoints object for a Service without selector, planned

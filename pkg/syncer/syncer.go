@@ -31,7 +31,8 @@ type Planner func(ctx context.Context, in reconcile.Input, opts reconcile.Option
 
 // Options tune Sync.
 type Options struct {
-	// Plan is handed to the planner; its TriggerTime is replaced by Trigger's.
+	// Plan is handed to the planner with its ManagedBy made the kind's
+	// (ManagedByOf) and its TriggerTime decided by Trigger (or Changed).
 	Plan reconcile.Options
 	// Planner plans; nil means PlanService offline (no Endpoints lookup).
 	Planner Planner
@@ -39,6 +40,12 @@ type Options struct {
 	Write *apply.Options
 	// Trigger computes the trigger time of a write; nil means LatestChange.
 	Trigger func(svc *corev1.Service, pods []*corev1.Pod) time.Time
+	// Incremental, when set, plans the first attempt from the Pods changed
+	// since the Service's last sync instead of a full read (the watch
+	// loop's memo); Changed then gives that plan's trigger time
+	// (Tracker.Changed). Not used with Hold, which judges a full read.
+	Incremental Incremental
+	Changed     func(svc *corev1.Service, members map[string]*corev1.Pod) (at time.Time, commit func(), known bool)
 	// Retry is where inputs are re-read after a conflict. A cache that is not
 	// watching would serve the same stale state again, so one-shot runs over
 	// the cache re-read through targeted reads; nil means the first Source.
@@ -74,69 +81,28 @@ type Outcome struct {
 	Err      error
 	// Held is Options.Hold's reason for writing nothing.
 	Held string
+	// Incremental: the last attempt took Options.Incremental's path (its
+	// plan, or its error; Input then holds the Service and its slices only).
+	Incremental bool
 }
 
 // Sync plans svc from src and, with opts.Write, writes the plan through
 // slices. A conflict (a slice changed or vanished since it was read) re-reads
 // the Service and its inputs and plans again, up to the backoff's steps.
+// With opts.Incremental the first attempt plans from what changed since the
+// Service's last sync, if it can; every retry plans in full.
 func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlicesGetter, svc *corev1.Service, opts Options) Outcome {
-	out := Outcome{Namespace: svc.Namespace, Name: svc.Name, Service: svc}
 	backoff := opts.Backoff
 	if backoff.Steps == 0 {
 		backoff = retry.DefaultBackoff
 	}
-	trigger := opts.Trigger
-	if trigger == nil {
-		trigger = LatestChange
+	if opts.Trigger == nil {
+		opts.Trigger = LatestChange
 	}
-	plan := opts.Planner
-	if plan == nil {
-		plan = MirroringPlanner(nil)
+	if opts.Planner == nil {
+		opts.Planner = MirroringPlanner(nil)
 	}
-	attempt := func() error {
-		out.Attempts++
-		if out.Attempts > 1 {
-			// Someone wrote in between: start again from a fresh read.
-			if opts.Retry != nil {
-				src = opts.Retry
-			}
-			s, err := src.Service(ctx, out.Service.Namespace, out.Service.Name)
-			if err != nil {
-				return err
-			}
-			out.Service = s
-		}
-		in, err := src.Load(ctx, out.Service)
-		if err != nil {
-			return err
-		}
-		out.Input = in
-		po := opts.Plan
-		po.TriggerTime = trigger(out.Service, in.Pods)
-		if out.Plan, err = plan(ctx, in, po); err != nil {
-			return err
-		}
-		if opts.DeleteUnplanned && !out.Plan.Service.Planned() {
-			// Keep the planner's own deletions (the mirror planner deletes
-			// its slices when the Endpoints object is gone).
-			out.Plan.Delete, out.Plan.Unchanged = append(out.Plan.Delete, out.Plan.Unchanged...), nil
-		}
-		if opts.Hold != nil && opts.Write != nil {
-			if out.Held = opts.Hold(in, out.Plan); out.Held != "" {
-				return nil
-			}
-		}
-		if opts.Write == nil || out.Plan.InSync() {
-			return nil
-		}
-		// The plan was made under the kind's value (ManagedByOf); apply
-		// checks every slice it touches against that value.
-		write := *opts.Write
-		write.ManagedBy = ManagedByOf(out.Service, write.ManagedBy)
-		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, write)
-		out.Result.Add(res)
-		return err
-	}
+	r := &run{src: src, slices: slices, opts: opts, out: Outcome{Namespace: svc.Namespace, Name: svc.Name, Service: svc}}
 	// The last attempt's error is kept here, not taken from OnError, which
 	// reads a context.Canceled as its own wait being interrupted and returns
 	// nil for it: an interrupted Service would be reported as synced.
@@ -144,11 +110,88 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 	_ = retry.OnError(backoff, func(err error) bool {
 		return errors.Is(err, apply.ErrConflict) && ctx.Err() == nil
 	}, func() error {
-		last = attempt()
+		last = r.attempt(ctx)
 		return last
 	})
-	out.Err = last
-	return out
+	r.out.Err = last
+	return r.out
+}
+
+// run is one Sync: its options and what it found so far.
+type run struct {
+	src    Source
+	slices discoveryclient.EndpointSlicesGetter
+	opts   Options
+	out    Outcome
+	// changed is the trigger time an incremental attempt took (and
+	// recorded): a retry of its write stamps the same change.
+	changed *time.Time
+}
+
+// attempt reads, plans and writes once.
+func (r *run) attempt(ctx context.Context) error {
+	out, opts := &r.out, r.opts
+	out.Attempts++
+	out.Incremental = false
+	if out.Attempts > 1 {
+		// Someone wrote in between: start again from a fresh read.
+		if opts.Retry != nil {
+			r.src = opts.Retry
+		}
+		s, err := r.src.Service(ctx, out.Service.Namespace, out.Service.Name)
+		if err != nil {
+			return err
+		}
+		out.Service = s
+	}
+	// Every plan is made under the kind's managed-by value (ManagedByOf).
+	po := opts.Plan
+	po.ManagedBy = ManagedByOf(out.Service, po.ManagedBy)
+	if out.Attempts == 1 && opts.Incremental != nil && opts.Hold == nil {
+		planned, err := r.planIncremental(ctx, po)
+		if err != nil || planned {
+			return err
+		}
+	}
+	in, err := r.src.Load(ctx, out.Service)
+	if err != nil {
+		return err
+	}
+	out.Input = in
+	if r.changed != nil {
+		po.TriggerTime = *r.changed
+	} else {
+		po.TriggerTime = opts.Trigger(out.Service, in.Pods)
+	}
+	if out.Plan, err = opts.Planner(ctx, in, po); err != nil {
+		return err
+	}
+	if opts.DeleteUnplanned && !out.Plan.Service.Planned() {
+		// Keep the planner's own deletions (the mirror planner deletes
+		// its slices when the Endpoints object is gone).
+		out.Plan.Delete, out.Plan.Unchanged = append(out.Plan.Delete, out.Plan.Unchanged...), nil
+	}
+	if opts.Hold != nil && opts.Write != nil {
+		if out.Held = opts.Hold(in, out.Plan); out.Held != "" {
+			return nil
+		}
+	}
+	_, err = r.write(ctx)
+	return err
+}
+
+// write applies the attempt's plan: the one writer of a Service's slices.
+func (r *run) write(ctx context.Context) (apply.Result, error) {
+	if r.opts.Write == nil || r.out.Plan.InSync() {
+		return apply.Result{}, nil
+	}
+	// The plan was made under the kind's value (ManagedByOf); apply
+	// checks every slice it touches against that value.
+	write := *r.opts.Write
+	write.ManagedBy = ManagedByOf(r.out.Service, write.ManagedBy)
+	res, err := apply.Apply(ctx, r.slices.EndpointSlices(r.out.Service.Namespace), r.out.Plan, write)
+	r.out.Result.Add(res)
+	return res, err
 }
 
 // DeleteAll deletes our slices of a Service that no longer exists: the
