@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -100,11 +101,11 @@ func AuditWith(ctx context.Context, client kubernetes.Interface, namespace strin
 		}
 		// The planner sync uses: selectorless Services are mirrored from
 		// their Endpoints object, read with a GET (they are few).
-		plan, err := syncer.PlanService(ctx, lookup, in, opts)
+		plan, err := judge.PlanService(ctx, lookup, in, opts)
 		if err != nil {
 			return r, fmt.Errorf("service %s/%s: %w", svc.Namespace, svc.Name, err)
 		}
-		eo := explain.Options{ManagedBy: syncer.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: now}
+		eo := explain.Options{ManagedBy: judge.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: now}
 		r.Findings = append(r.Findings, explain.CheckService(in, plan, eo)...)
 		if f := staleEndpoints(in, epByKey[svc.Namespace+"/"+svc.Name], opts.ManagedBy); f != nil {
 			r.Findings = append(r.Findings, *f)

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -58,23 +60,8 @@ type Options struct {
 	Hold func(in reconcile.Input, plan *reconcile.Plan) string
 }
 
-// Outcome is what happened to one Service.
-type Outcome struct {
-	// Namespace and Name say which Service, also when it was not found.
-	Namespace, Name string
-	// Service is the Service as last read.
-	Service *corev1.Service
-	// Plan is the last plan made; nil when none could be made.
-	Plan *reconcile.Plan
-	// Result holds every write of every attempt, also when Err is set.
-	Result apply.Result
-	// Input is what the last plan was made from.
-	Input    reconcile.Input
-	Attempts int
-	Err      error
-	// Held is Options.Hold's reason for writing nothing.
-	Held string
-}
+// Outcome is what happened to one Service (outcome.Outcome).
+type Outcome = outcome.Outcome
 
 // Sync plans svc from src and, with opts.Write, writes the plan through
 // slices. A conflict (a slice changed or vanished since it was read) re-reads
@@ -132,7 +119,7 @@ func Sync(ctx context.Context, src Source, slices discoveryclient.EndpointSlices
 		// The plan was made under the kind's value (ManagedByOf); apply
 		// checks every slice it touches against that value.
 		write := *opts.Write
-		write.ManagedBy = ManagedByOf(out.Service, write.ManagedBy)
+		write.ManagedBy = judge.ManagedByOf(out.Service, write.ManagedBy)
 		res, err := apply.Apply(ctx, slices.EndpointSlices(out.Service.Namespace), out.Plan, write)
 		out.Result.Add(res)
 		return err

@@ -6,7 +6,7 @@
 // The handlers are thin: they decode the review (k8s.io/api/admission/v1),
 // ask a pure core and encode its Verdict.
 //
-//   - ServiceFindings judges a Service with the planner (syncer.PlanService)
+//   - ServiceFindings judges a Service with the planner (judge.PlanService)
 //     and the explain engine (explain.Build: near misses, ports a Pod lacks)
 //     over the Pods the Service selects in the cache: no API request per
 //     admission. Pods that share what decides the findings (controller,
