@@ -57,6 +57,11 @@
 //     connection bound are Limits (pkg/serve): idle and silent
 //     connections are closed, and a peer cannot hold more than MaxConns.
 //
+// The webhook writes nothing to the cluster: it reads through the cache
+// (pkg/cluster) and judges with pkg/explain and pkg/judge, and imports no
+// package that writes (hack/purity's read-only rule); beyond the cache's
+// reads, its only requests are access reviews.
+//
 // Certificates: CertReloader re-reads the pair when either file's size or
 // modification time changes, checked on every TLS handshake. We chose it
 // over k8s.io/apiserver's DynamicServingCertKeyContentFromFiles and
