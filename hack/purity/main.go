@@ -1,5 +1,5 @@
 // Command purity checks that the pure cores stay pure: the non-test files
-// of pkg/reconcile, pkg/explain, pkg/mirror, pkg/endpoints, pkg/standby and
+// of pkg/reconcile, pkg/judge, pkg/outcome, pkg/explain, pkg/mirror, pkg/endpoints, pkg/standby and
 // pkg/proxyexpect (and of
 // internal/english, which they use) import no client, no logger and
 // nothing that does I/O, import no project package outside that set, and
@@ -7,9 +7,17 @@
 // these packages need (objects read, a trigger time), so a plan is a
 // function of its inputs and a test can compute the expected one.
 //
+// It also checks that the read-only packages (ReadOnly: pkg/webhook,
+// pkg/explain, pkg/printers) write nothing: through their project imports
+// they reach no package of Writers (pkg/apply, pkg/syncer, ...) and no
+// client-go package that can send a write (the clientset, typed, dynamic
+// and REST clients, events, leader election), except through Readers
+// (pkg/cluster, which only reads).
+//
 //	go run ./hack/purity [dir ...]
 //
-// With no argument it checks those packages from the repository root.
+// With no argument it checks those packages from the repository root, and
+// the read-only rule; with directories, only purity of those.
 // It prints one line per violation and exits 1 when there is any. make lint
 // runs it, and its test runs it under go test ./... (make test).
 package main
@@ -21,7 +29,7 @@ import (
 
 // Pure lists the packages held to the rule, relative to the module root.
 // internal/english, which they use for their messages, is held to it too.
-var Pure = []string{"pkg/reconcile", "pkg/explain", "pkg/mirror", "pkg/endpoints", "pkg/standby", "pkg/proxyexpect", "internal/english"}
+var Pure = []string{"pkg/reconcile", "pkg/judge", "pkg/outcome", "pkg/explain", "pkg/mirror", "pkg/endpoints", "pkg/standby", "pkg/proxyexpect", "internal/english"}
 
 func main() {
 	dirs := os.Args[1:]
@@ -30,18 +38,31 @@ func main() {
 	}
 	bad := 0
 	for _, d := range dirs {
-		v, err := Check(d)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "purity:", err)
-			os.Exit(2)
-		}
-		for _, line := range v {
-			fmt.Println(line)
-		}
-		bad += len(v)
+		bad += report(Check(d))
 	}
 	if bad > 0 {
 		fmt.Fprintf(os.Stderr, "purity: %d violations: the pure packages must take their inputs from callers\n", bad)
+	}
+	ro := 0
+	if len(os.Args) == 1 {
+		ro = report(CheckReadOnly(".", ReadOnly))
+	}
+	if ro > 0 {
+		fmt.Fprintf(os.Stderr, "purity: %d violations: webhook, explain and printers must reach no package that writes\n", ro)
+	}
+	if bad+ro > 0 {
 		os.Exit(1)
 	}
+}
+
+// report prints violations one a line and counts them; an error exits 2.
+func report(v []string, err error) int {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "purity:", err)
+		os.Exit(2)
+	}
+	for _, line := range v {
+		fmt.Println(line)
+	}
+	return len(v)
 }

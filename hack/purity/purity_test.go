@@ -74,3 +74,51 @@ func f(d clock.Duration) { _ = clock.Now(); _ = metav1.Now() }
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
+
+// webhook, explain and printers reach no package that writes in this tree.
+func TestReadOnlyPackagesWriteNothing(t *testing.T) {
+	v, err := CheckReadOnly(filepath.Join("..", ".."), ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range v {
+		t.Errorf("%s", line)
+	}
+}
+
+// A read-only package fails when it imports a writer or a writing client,
+// directly or through another project package; pkg/cluster's client, the
+// client-go scheme and test files do not count.
+func TestCheckReadOnlyFindsWriters(t *testing.T) {
+	root := t.TempDir()
+	write := func(pkg, name, imports string) {
+		dir := filepath.Join(root, pkg)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := "package " + filepath.Base(pkg) + "\n\nimport (\n" + imports + ")\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := `	_ "` + module
+	write("pkg/printers", "a.go", m+"pkg/helper\"\n"+m+"pkg/cluster\"\n\t_ \"k8s.io/client-go/kubernetes/scheme\"\n")
+	write("pkg/printers", "a_test.go", m+"pkg/apply\"\n")
+	write("pkg/helper", "h.go", m+"pkg/syncer\"\n\t_ \"k8s.io/client-go/rest\"\n")
+	write("pkg/syncer", "s.go", "\t_ \"k8s.io/client-go/kubernetes\"\n")
+	write("pkg/cluster", "c.go", "\t_ \"k8s.io/client-go/kubernetes\"\n")
+	write("pkg/webhook", "w.go", "\t_ \"k8s.io/client-go/kubernetes/typed/discovery/v1\"\n")
+	write("pkg/explain", "e.go", m+"pkg/cluster\"\n")
+	v, err := CheckReadOnly(root, ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"pkg/webhook: reaches k8s.io/client-go/kubernetes/typed/discovery/v1 (a client that can write)",
+		"pkg/printers: reaches k8s.io/client-go/rest (a client that can write) through pkg/helper",
+		"pkg/printers: reaches pkg/syncer (a package that writes) through pkg/helper",
+	}
+	if diff := cmp.Diff(want, v); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}

@@ -14,16 +14,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// DryRun says whether and where writes are simulated.
-type DryRun string
+// DryRun says whether and where writes are simulated (outcome.DryRun,
+// so printers can name it without importing the writer).
+type DryRun = outcome.DryRun
 
 const (
-	DryRunNone   DryRun = "none"
-	DryRunClient DryRun = "client" // nothing is sent
-	DryRunServer DryRun = "server" // every write is sent with dryRun=All
+	DryRunNone   = outcome.DryRunNone
+	DryRunClient = outcome.DryRunClient
+	DryRunServer = outcome.DryRunServer
 )
 
 // Options tune Apply.
@@ -62,22 +64,8 @@ const DefaultGrace = 3 * time.Second
 // and re-plan.
 var ErrConflict = errors.New("an EndpointSlice changed while syncing")
 
-// Result lists what was written, as returned by the API server (or, for a
-// client dry run, as it would have been sent).
-type Result struct {
-	Created, Updated, Deleted []*discovery.EndpointSlice
-}
-
-// Writes counts the objects written.
-func (r Result) Writes() int { return len(r.Created) + len(r.Updated) + len(r.Deleted) }
-
-// Add appends another attempt's writes, so a caller that re-plans after a
-// conflict reports everything that happened, not only the last attempt.
-func (r *Result) Add(o Result) {
-	r.Created = append(r.Created, o.Created...)
-	r.Updated = append(r.Updated, o.Updated...)
-	r.Deleted = append(r.Deleted, o.Deleted...)
-}
+// Result lists what was written (outcome.Result).
+type Result = outcome.Result
 
 // Apply writes a plan through client. Phases run in upstream's order; a
 // failing phase stops the later ones, as upstream's finalize does. Within a

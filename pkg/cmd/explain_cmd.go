@@ -15,9 +15,9 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // ExplainOptions are explain's typed options.
@@ -166,7 +166,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	// Warnings go to stderr, whatever the format; -o json also carries them.
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
 	eps, minor := o.clusterExtras(ctx, in.Service)
-	report := explain.Build(in, plan, explain.Options{ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: local.Defaulted,
+	report := explain.Build(in, plan, explain.Options{ManagedBy: judge.ManagedByOf(in.Service, o.Plan.ManagedBy), MaxEndpointsPerSlice: o.Plan.MaxEndpoints, NamespacePods: nsPods, Defaulted: local.Defaulted,
 		Now: time.Now(), Endpoints: eps, ServerMinor: minor})
 	if o.Output != "" {
 		err = printers.Data(o.Out, o.Output, report)

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -18,5 +19,5 @@ func (o *ExplainOptions) plan(ctx context.Context, in reconcile.Input) (*reconci
 		}
 		lookup = syncer.GetEndpoints(client)
 	}
-	return syncer.PlanService(ctx, lookup, in, o.Plan.options())
+	return judge.PlanService(ctx, lookup, in, o.Plan.options())
 }

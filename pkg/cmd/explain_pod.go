@@ -13,9 +13,9 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // explain pod/NAME and explain --ip: the same planner, reasons and drift
@@ -114,7 +114,7 @@ func (o *ExplainOptions) view(ctx context.Context, in reconcile.Input) (explain.
 		return explain.ServiceView{}, exit.Describe(in.Service.Namespace, in.Service.Name, err)
 	}
 	printers.Warnings(o.ErrOut, printers.StyleFor(o.Color, o.ErrOut), plan)
-	return explain.ServiceView{Input: in, Plan: plan, ManagedBy: syncer.ManagedByOf(in.Service, o.Plan.ManagedBy)}, nil
+	return explain.ServiceView{Input: in, Plan: plan, ManagedBy: judge.ManagedByOf(in.Service, o.Plan.ManagedBy)}, nil
 }
 
 func serviceSlices(all []*discovery.EndpointSlice, svc *corev1.Service) []*discovery.EndpointSlice {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -133,7 +134,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	write := &apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: o.DryRun, Workers: o.Workers, Grace: o.ShutdownGrace}
 	opts := syncer.Options{Plan: o.Plan.options(), Write: write}
 	if !o.Force {
-		opts.Hold = syncer.HoldWhereCurrent(o.Plan.ManagedBy)
+		opts.Hold = judge.HoldWhereCurrent(o.Plan.ManagedBy)
 	}
 	runs := o.syncMany(ctx, client, targets, opts)
 	var interrupted error

@@ -4,7 +4,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
-	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -25,7 +25,7 @@ func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
 		}
 	}
 	ours := plan.Final()
-	if len(theirs) == 0 || !sameCounts(theirs, ours) || !explain.SameEndpoints(theirs, ours) {
+	if len(theirs) == 0 || !sameCounts(theirs, ours) || !judge.SameEndpoints(theirs, ours) {
 		return
 	}
 	c.mu.Lock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -109,7 +110,7 @@ func (c *Controller) incremental() bool {
 // planOptions are the options the Service's slices are planned under.
 func (c *Controller) planOptions(svc *corev1.Service) reconcile.Options {
 	po := c.opts.Plan
-	po.ManagedBy = syncer.ManagedByOf(svc, po.ManagedBy)
+	po.ManagedBy = judge.ManagedByOf(svc, po.ManagedBy)
 	return po
 }
 

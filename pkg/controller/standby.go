@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -50,7 +51,7 @@ func (s *standbySync) hold(seen time.Time) func(in reconcile.Input, plan *reconc
 			mem.Fresh = !looked
 		}
 		d := standby.Decide(*c.opts.Standby, mem, standby.Input{
-			Controller: controllerOf(in.Service), Desired: plan.Final(), Live: in.Slices, ServiceUID: in.Service.UID,
+			Controller: judge.ControllerOf(in.Service), Desired: plan.Final(), Live: in.Slices, ServiceUID: in.Service.UID,
 			Observed: seen, Created: in.Service.CreationTimestamp.Time, Progress: progress, Now: c.now(),
 		})
 		s.decision = &d
@@ -62,15 +63,6 @@ func (s *standbySync) hold(seen time.Time) func(in reconcile.Input, plan *reconc
 		}
 		return d.Reason
 	}
-}
-
-// controllerOf is the manager that publishes svc: the mirroring controller
-// for a Service without selector, else the EndpointSlice controller.
-func controllerOf(svc *corev1.Service) string {
-	if len(svc.Spec.Selector) == 0 {
-		return reconcile.MirroringManagedBy
-	}
-	return reconcile.ControllerManagedBy
 }
 
 // commit keeps the decided state, hands back, requeues, and tells of a

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -49,14 +50,14 @@ func Build(in reconcile.Input, plan *reconcile.Plan, o Options) Report {
 	for _, d := range plan.Pods {
 		r.Pods = append(r.Pods, podReport(svc, d))
 	}
-	live := liveSlices(in.Slices)
+	live := judge.Live(in.Slices)
 	r.Managers = managers(live, o)
 	if plan.Service.Planned() {
 		r.Drift = drift(plan, live)
 	}
 	r.InSync = len(r.Drift) == 0
 	r.Diagnosis = diagnose(svc, plan, r)
-	if b := ControllerBehind(in, plan, controllerOf(svc), o.Now); b != nil && !r.InSync {
+	if b := judge.ControllerBehind(in, plan, judge.ControllerOf(svc), o.Now); b != nil && !r.InSync {
 		r.ControllerBehind = b
 		r.Diagnosis.Summary = strings.TrimSuffix(r.Diagnosis.Summary, ".") + "; kube-controller-manager " + b.Text()
 	}
@@ -152,7 +153,7 @@ func podReport(svc *corev1.Service, d reconcile.PodDecision) Pod {
 			p.Zone = *ep.Zone
 		}
 		p.Ready, p.Serving, p.Term = ep.Conditions.Ready, ep.Conditions.Serving, ep.Conditions.Terminating
-		s := EndpointSummary{AddressType: string(e.AddressType), Addresses: ep.Addresses, Ports: portStrings(e.Ports)}
+		s := EndpointSummary{AddressType: string(e.AddressType), Addresses: ep.Addresses, Ports: judge.PortStrings(e.Ports)}
 		if ep.Hostname != nil {
 			s.Hostname = *ep.Hostname
 		}
@@ -189,36 +190,6 @@ func missingPorts(svc *corev1.Service, resolved []discovery.EndpointPort) []stri
 			out = append(out, label)
 		}
 	}
-	return out
-}
-
-func portStrings(ports []discovery.EndpointPort) []string {
-	out := []string{}
-	for _, p := range ports {
-		s := ""
-		if p.Name != nil && *p.Name != "" {
-			s = *p.Name + ":"
-		}
-		if p.Port != nil {
-			s += fmt.Sprint(*p.Port)
-		}
-		if p.Protocol != nil {
-			s += "/" + string(*p.Protocol)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// liveSlices drops slices being deleted: consumers ignore them too.
-func liveSlices(slices []*discovery.EndpointSlice) []*discovery.EndpointSlice {
-	var out []*discovery.EndpointSlice
-	for _, s := range slices {
-		if s.DeletionTimestamp == nil {
-			out = append(out, s)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -67,7 +68,7 @@ type CheckReport struct {
 // CheckService audits one Service from its plan and the live slices it was
 // made from, as explain judges them. Orphans are found separately
 // (Orphans), since their Service may not exist. A Service without selector
-// planned by pkg/mirror (syncer.PlanService) is judged against its
+// planned by pkg/mirror (judge.PlanService) is judged against its
 // Endpoints object (checkMirrored); o.ManagedBy is the value its kind of
 // slice carries.
 func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding {
@@ -84,7 +85,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 	svc := in.Service
 	base := Finding{Namespace: svc.Namespace, Service: svc.Name, ManagedBy: []string{}, Slices: []string{}}
 	at := fmt.Sprintf("svc/%s -n %s", svc.Name, svc.Namespace)
-	live := liveSlices(in.Slices)
+	live := judge.Live(in.Slices)
 	if len(live) == 0 {
 		f := base
 		ready, _ := countReady(plan)
@@ -94,7 +95,7 @@ func CheckService(in reconcile.Input, plan *reconcile.Plan, o Options) []Finding
 		return append(out, f)
 	}
 	r := Build(in, plan, o)
-	hb := JudgeHandback(live, o.ManagedBy, plan.Final())
+	hb := judge.JudgeHandback(live, o.ManagedBy, plan.Final())
 	switch {
 	case len(hb.Ours) > 0 && hb.Current && !hb.Same:
 		f := base

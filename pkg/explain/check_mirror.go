@@ -7,6 +7,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/mirror"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -41,7 +42,7 @@ func checkMirrored(in checkInput, o Options) []Finding {
 		f.Message = "our mirrored slices outlive what they mirror: " + plan.Service.Message
 	case plan.Service.Reason != reconcile.ServiceMirrored:
 		return nil
-	case len(liveSlices(in.in.Slices)) == 0:
+	case len(judge.Live(in.in.Slices)) == 0:
 		f.Kind, f.ManagedBy = FindingNoSlices, []string{}
 		f.Message = fmt.Sprintf("no EndpointSlices at all although %s: kube-controller-manager's mirroring controller is likely down",
 			strings.TrimPrefix(plan.Service.Message, "endpoints are mirrored from "))

@@ -3,7 +3,10 @@
 // second implementation), which managers publish which slices, where the live
 // endpoints drift from the desired ones, and one diagnosis with the command
 // that repairs it. It is pure: the command reads, this package judges,
-// pkg/printers renders.
+// pkg/printers renders. The judgements it shares with other commands (which
+// controller publishes a Service, hand-back, how long the controller has
+// been behind) are pkg/judge's; it imports no package that writes
+// (hack/purity's read-only rule).
 //
 // Drift is judged on what consumers see. kube-proxy, DNS and meshes merge the
 // slices of every manager for a Service, so a desired endpoint that no

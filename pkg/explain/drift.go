@@ -9,6 +9,7 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -49,7 +50,7 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 		mgrs := slices.Sorted(maps.Keys(byMgr))
 		first := byMgr[mgrs[0]][0]
 		at := key[:strings.Index(key, "|")]
-		base := Drift{AddressType: at, Address: strings.Join(first.Addresses, ","), Pod: podOf(first)}
+		base := Drift{AddressType: at, Address: strings.Join(first.Addresses, ","), Pod: judge.PodOf(first)}
 		for _, mb := range mgrs {
 			if n := len(byMgr[mb]); n > 1 {
 				d := base
@@ -93,7 +94,7 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 		if publishedAnyPorts[at+"|"+reconcile.EndpointKey(ep)] {
 			continue // already reported as Changed
 		}
-		out = append(out, Drift{Kind: Missing, AddressType: at, Address: strings.Join(ep.Addresses, ","), Pod: podOf(ep),
+		out = append(out, Drift{Kind: Missing, AddressType: at, Address: strings.Join(ep.Addresses, ","), Pod: judge.PodOf(ep),
 			Message: "desired, but no manager publishes it"})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -105,15 +106,8 @@ func drift(plan *reconcile.Plan, live []*discovery.EndpointSlice) []Drift {
 	return out
 }
 
-func podOf(ep *discovery.Endpoint) string {
-	if ep.TargetRef != nil && ep.TargetRef.Kind == "Pod" {
-		return ep.TargetRef.Name
-	}
-	return ""
-}
-
 func staleReason(ep *discovery.Endpoint, decisions map[string]reconcile.PodDecision) string {
-	name := podOf(ep)
+	name := judge.PodOf(ep)
 	if name == "" {
 		return "not a Pod the Service selects"
 	}

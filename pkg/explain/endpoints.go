@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -130,11 +131,11 @@ func ControllerEndpointsFinding(plan *endpoints.Plan) *Finding {
 		w, inWant := want[ip]
 		switch {
 		case !inHave:
-			diffs = append(diffs, fmt.Sprintf("%s (%s) is missing", ip, readyWord(w)))
+			diffs = append(diffs, fmt.Sprintf("%s (%s) is missing", ip, judge.ReadyWord(w)))
 		case !inWant:
-			diffs = append(diffs, fmt.Sprintf("%s is listed %s but no Pod calls for it", ip, readyWord(h)))
+			diffs = append(diffs, fmt.Sprintf("%s is listed %s but no Pod calls for it", ip, judge.ReadyWord(h)))
 		case h != w:
-			diffs = append(diffs, fmt.Sprintf("%s is listed %s, its Pod is %s", ip, readyWord(h), readyWord(w)))
+			diffs = append(diffs, fmt.Sprintf("%s is listed %s, its Pod is %s", ip, judge.ReadyWord(h), judge.ReadyWord(w)))
 		}
 	}
 	if len(diffs) == 0 {
@@ -182,4 +183,15 @@ func controllerEndpointsDrift(in reconcile.Input, ep *corev1.Endpoints) string {
 		return f.Message
 	}
 	return ""
+}
+
+func union[V any](a, b map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }

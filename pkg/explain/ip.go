@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -147,14 +148,14 @@ func BuildIP(in IPInput, o Options) IPReport {
 			}
 		}
 		var pubs []Publication
-		for _, s := range liveSlices(v.Input.Slices) {
+		for _, s := range judge.Live(v.Input.Slices) {
 			for i := range s.Endpoints {
 				if endpointHolds(s.Endpoints[i].Addresses, in.Address) {
 					pubs = append(pubs, slicePublication(s, &s.Endpoints[i], vo.ManagedBy))
 				}
 			}
 		}
-		judge(pubs, drift, holderName)
+		markPublications(pubs, drift, holderName)
 		r.Publications = append(r.Publications, pubs...)
 	}
 	r.Publications = append(r.Publications, orphanPublications(in, views, o.ManagedBy, holderName)...)
@@ -195,7 +196,7 @@ func orphanPublications(in IPInput, views map[string]ServiceView, ours string, h
 			}
 		}
 	}
-	judge(out, nil, holder)
+	markPublications(out, nil, holder)
 	for i := range out {
 		out[i].Problems = append(out[i].Problems, "its Service "+orNone(out[i].Service)+" does not exist")
 		out[i].Desired = false
@@ -211,7 +212,7 @@ func endpointsPublications(in IPInput, views map[string]ServiceView, holder func
 	for _, ep := range in.Endpoints {
 		for _, pub := range endpointsAddresses(ep, in.Address) {
 			pubs := []Publication{pub}
-			judge(pubs, nil, holder)
+			markPublications(pubs, nil, holder)
 			pub = pubs[0]
 			v, ok := views[ep.Namespace+"/"+ep.Name]
 			switch {

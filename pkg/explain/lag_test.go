@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -43,7 +44,7 @@ func TestControllerBehind(t *testing.T) {
 				in.Pods = append(in.Pods[:1:1], p)
 			}
 			in2, plan := setupFrom(in)
-			b := ControllerBehind(in2, plan, kcm, now)
+			b := judge.ControllerBehind(in2, plan, kcm, now)
 			got := ""
 			if b != nil {
 				got = b.Text()
@@ -51,7 +52,7 @@ func TestControllerBehind(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
-			if ControllerBehind(in2, plan, kcm, time.Time{}) != nil {
+			if judge.ControllerBehind(in2, plan, kcm, time.Time{}) != nil {
 				t.Error("judged without a clock")
 			}
 		})

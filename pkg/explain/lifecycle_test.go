@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -45,7 +46,7 @@ func TestJudgeHandback(t *testing.T) {
 			liveSlice("k", kcm, 8080, good1, good2)}, false, true, []string{"10.0.0.2 (pod web-2)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := JudgeHandback(tc.live, ours, desired)
+			h := judge.JudgeHandback(tc.live, ours, desired)
 			if h.Same != tc.same || h.Current != tc.current {
 				t.Errorf("same=%v current=%v, want %v %v; differences %v", h.Same, h.Current, tc.same, tc.current, h.Differences)
 			}

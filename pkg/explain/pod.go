@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -201,15 +202,15 @@ func podService(pod *corev1.Pod, v ServiceView, o Options) PodService {
 			ps.Drift = append(ps.Drift, d)
 		}
 	}
-	for _, s := range liveSlices(v.Input.Slices) {
+	for _, s := range judge.Live(v.Input.Slices) {
 		for i := range s.Endpoints {
 			ep := &s.Endpoints[i]
-			if podOf(ep) == pod.Name || holdsAny(strings.Join(ep.Addresses, ","), ips) {
+			if judge.PodOf(ep) == pod.Name || holdsAny(strings.Join(ep.Addresses, ","), ips) {
 				ps.Publications = append(ps.Publications, slicePublication(s, ep, o.ManagedBy))
 			}
 		}
 	}
-	judge(ps.Publications, ps.Drift, func(Publication) string { return pod.Name })
+	markPublications(ps.Publications, ps.Drift, func(Publication) string { return pod.Name })
 	ps.Published = ps.Decision.Included && len(ps.Decision.MissingPorts) == 0
 	ps.Diagnosis = podServiceDiagnosis(pod, ps)
 	return ps
@@ -229,17 +230,17 @@ func slicePublication(s *discovery.EndpointSlice, ep *discovery.Endpoint, ours s
 	mb := s.Labels[discovery.LabelManagedBy]
 	p := Publication{Kind: "EndpointSlice", Namespace: s.Namespace, Name: s.Name, Service: s.Labels[discovery.LabelServiceName],
 		ManagedBy: mb, Role: Role(mb, ours), AddressType: string(s.AddressType), Addresses: nonNil(ep.Addresses),
-		Ready: ep.Conditions.Ready, Serving: ep.Conditions.Serving, Terminating: ep.Conditions.Terminating, TargetRef: podOf(ep), Problems: []string{}}
+		Ready: ep.Conditions.Ready, Serving: ep.Conditions.Serving, Terminating: ep.Conditions.Terminating, TargetRef: judge.PodOf(ep), Problems: []string{}}
 	if ep.NodeName != nil {
 		p.Node = *ep.NodeName
 	}
 	return p
 }
 
-// judge marks each slice publication stale when its target is not the
+// markPublications marks each slice publication stale when its target is not the
 // Pod that holds its address now (holder: "" for none), and desired when
 // no drift names its manager and address.
-func judge(pubs []Publication, drift []Drift, holder func(Publication) string) {
+func markPublications(pubs []Publication, drift []Drift, holder func(Publication) string) {
 	for i := range pubs {
 		p := &pubs[i]
 		if h := holder(*p); p.TargetRef != h {

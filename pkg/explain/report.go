@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -24,7 +25,7 @@ type Report struct {
 	Diagnosis Diagnosis `json:"diagnosis"`
 	// ControllerBehind, when kube-controller-manager's slices do not
 	// publish the desired endpoints, says since when and why.
-	ControllerBehind *Behind `json:"controllerBehind,omitempty"`
+	ControllerBehind *judge.Behind `json:"controllerBehind,omitempty"`
 	// EndpointsDrift, when the Endpoints controller's v1 Endpoints object
 	// disagrees with the Pods, says how (reported only: not ours).
 	EndpointsDrift string `json:"endpointsDrift,omitempty"`

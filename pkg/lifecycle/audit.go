@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -34,57 +35,13 @@ type AuditStep func(total int, key string, took time.Duration)
 // AuditWith is Audit calling step (when not nil) after each Service.
 func AuditWith(ctx context.Context, client kubernetes.Interface, namespace string, opts reconcile.Options, step AuditStep) (explain.CheckReport, error) {
 	r := explain.CheckReport{Schema: explain.CheckSchema, Findings: []explain.Finding{}}
-	c := cluster.NewCache(client, namespace)
-	var svcs []*corev1.Service
-	errc := make(chan error, 1)
-	go func() {
-		var err error
-		svcs, err = cluster.Reader{Client: client}.Services(ctx, namespace, "")
-		if err != nil {
-			err = fmt.Errorf("list services: %w", err)
-		}
-		errc <- err
-	}()
-	fillErr := c.Fill(ctx)
-	if err := <-errc; err != nil {
+	c, svcs, err := auditCache(ctx, client, namespace)
+	if err != nil {
 		return r, err
 	}
-	if fillErr != nil {
-		return r, fillErr
-	}
-	for _, s := range svcs {
-		c.AddService(s)
-	}
-	// Our Endpoints objects (sync --with-endpoints), selected by label.
-	// Reading them is optional, as for explain and sync: without the right
-	// to list Endpoints, what needs them is skipped and said so.
-	eps, err := ourEndpoints(ctx, client, namespace, opts.ManagedBy)
-	switch {
-	case apierrors.IsForbidden(err):
-		eps = nil
-		r.Skipped = append(r.Skipped, "v1 Endpoints objects of "+opts.ManagedBy+" (sync --with-endpoints) not checked: listing Endpoints is forbidden")
-	case err != nil:
-		return r, fmt.Errorf("list endpoints: %w", err)
-	}
-	epByKey := map[string]*corev1.Endpoints{}
-	for _, ep := range eps {
-		epByKey[ep.Namespace+"/"+ep.Name] = ep
-	}
-	// The Endpoints controller's own objects, to report their drift
-	// (optional as ours: listed only when ours could be).
-	var theirs []*corev1.Endpoints
-	if eps != nil || err == nil {
-		theirs, err = ourEndpoints(ctx, client, namespace, endpoints.ControllerManagedBy)
-		switch {
-		case apierrors.IsForbidden(err):
-			theirs = nil
-		case err != nil:
-			return r, fmt.Errorf("list endpoints: %w", err)
-		}
-	}
-	controllerEp := map[string]*corev1.Endpoints{}
-	for _, ep := range theirs {
-		controllerEp[ep.Namespace+"/"+ep.Name] = ep
+	eps, epByKey, controllerEp, err := auditEndpoints(ctx, client, namespace, opts.ManagedBy, &r)
+	if err != nil {
+		return r, err
 	}
 	r.Endpoints = len(eps)
 	r.Services = len(svcs)
@@ -100,11 +57,11 @@ func AuditWith(ctx context.Context, client kubernetes.Interface, namespace strin
 		}
 		// The planner sync uses: selectorless Services are mirrored from
 		// their Endpoints object, read with a GET (they are few).
-		plan, err := syncer.PlanService(ctx, lookup, in, opts)
+		plan, err := judge.PlanService(ctx, lookup, in, opts)
 		if err != nil {
 			return r, fmt.Errorf("service %s/%s: %w", svc.Namespace, svc.Name, err)
 		}
-		eo := explain.Options{ManagedBy: syncer.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: now}
+		eo := explain.Options{ManagedBy: judge.ManagedByOf(svc, opts.ManagedBy), MaxEndpointsPerSlice: opts.MaxEndpointsPerSlice, Now: now}
 		r.Findings = append(r.Findings, explain.CheckService(in, plan, eo)...)
 		if f := staleEndpoints(in, epByKey[svc.Namespace+"/"+svc.Name], opts.ManagedBy); f != nil {
 			r.Findings = append(r.Findings, *f)
@@ -138,6 +95,71 @@ func AuditWith(ctx context.Context, client kubernetes.Interface, namespace strin
 	explain.SortFindings(r.Findings)
 	r.Healthy = len(r.Findings) == 0
 	return r, nil
+}
+
+// auditCache fills a cache of namespace (Pods, Nodes, slices) while the
+// Services are listed, and adds them to it.
+func auditCache(ctx context.Context, client kubernetes.Interface, namespace string) (*cluster.Cache, []*corev1.Service, error) {
+	c := cluster.NewCache(client, namespace)
+	var svcs []*corev1.Service
+	errc := make(chan error, 1)
+	go func() {
+		var err error
+		svcs, err = cluster.Reader{Client: client}.Services(ctx, namespace, "")
+		if err != nil {
+			err = fmt.Errorf("list services: %w", err)
+		}
+		errc <- err
+	}()
+	fillErr := c.Fill(ctx)
+	if err := <-errc; err != nil {
+		return nil, nil, err
+	}
+	if fillErr != nil {
+		return nil, nil, fillErr
+	}
+	for _, s := range svcs {
+		c.AddService(s)
+	}
+	return c, svcs, nil
+}
+
+// auditEndpoints lists our Endpoints objects (sync --with-endpoints),
+// selected by label, and the Endpoints controller's, each keyed by
+// namespace/name. Reading them is optional, as for explain and sync:
+// without the right to list Endpoints, what needs them is skipped and said
+// so in r.Skipped.
+func auditEndpoints(ctx context.Context, client kubernetes.Interface, namespace, managedBy string, r *explain.CheckReport) (
+	ours []*corev1.Endpoints, byKey, controllerByKey map[string]*corev1.Endpoints, err error) {
+	eps, err := ourEndpoints(ctx, client, namespace, managedBy)
+	switch {
+	case apierrors.IsForbidden(err):
+		eps = nil
+		r.Skipped = append(r.Skipped, "v1 Endpoints objects of "+managedBy+" (sync --with-endpoints) not checked: listing Endpoints is forbidden")
+	case err != nil:
+		return nil, nil, nil, fmt.Errorf("list endpoints: %w", err)
+	}
+	epByKey := map[string]*corev1.Endpoints{}
+	for _, ep := range eps {
+		epByKey[ep.Namespace+"/"+ep.Name] = ep
+	}
+	// The Endpoints controller's own objects, to report their drift
+	// (optional as ours: listed only when ours could be).
+	var theirs []*corev1.Endpoints
+	if eps != nil || err == nil {
+		theirs, err = ourEndpoints(ctx, client, namespace, endpoints.ControllerManagedBy)
+		switch {
+		case apierrors.IsForbidden(err):
+			theirs = nil
+		case err != nil:
+			return nil, nil, nil, fmt.Errorf("list endpoints: %w", err)
+		}
+	}
+	controllerEp := map[string]*corev1.Endpoints{}
+	for _, ep := range theirs {
+		controllerEp[ep.Namespace+"/"+ep.Name] = ep
+	}
+	return eps, epByKey, controllerEp, nil
 }
 
 // staleEndpoints plans the Service's Endpoints object of ours from the Pods

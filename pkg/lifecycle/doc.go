@@ -14,7 +14,7 @@
 // back without deleting them (ReleaseEndpoints). An Endpoints object without
 // our mark is never written.
 //
-// Audit plans each Service through syncer.PlanService, as sync does, so the
+// Audit plans each Service through judge.PlanService, as sync does, so the
 // mirrored slices of a Service without selector are judged against its
 // Endpoints object (read with a GET each, optional: without the right, it
 // says what it skipped). It also lists the controllers' slices once more,

@@ -15,8 +15,8 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // ReleaseOptions tune Release.
@@ -36,7 +36,7 @@ type ReleaseOptions struct {
 type ReleaseOutcome struct {
 	Service *corev1.Service
 	// Judgement is the last comparison made.
-	Judgement explain.Handback
+	Judgement judge.Handback
 	// Result lists the slices deleted (or, in a dry run, that would be).
 	Result apply.Result
 	// Refused says why ours were kept; empty when released or when there
@@ -82,7 +82,7 @@ func releaseSlices(ctx context.Context, client kubernetes.Interface, svc *corev1
 		// Slices mirrored from a selector-less Service's Endpoints are handed
 		// back to the mirroring controller, and only once its slices publish
 		// the same endpoints.
-		hb := explain.JudgeHandbackTo(live, opts.Write.ManagedBy, controllerFor(svc), nil)
+		hb := judge.JudgeHandbackTo(live, opts.Write.ManagedBy, judge.ControllerOf(svc), nil)
 		out.Judgement = hb
 		if len(hb.Ours) == 0 {
 			return out
@@ -118,7 +118,7 @@ func releaseSlices(ctx context.Context, client kubernetes.Interface, svc *corev1
 // maxDifferences bounds the differences a refusal lists.
 const maxDifferences = 20
 
-func refusal(svc *corev1.Service, hb explain.Handback, waited, mirrored bool) string {
+func refusal(svc *corev1.Service, hb judge.Handback, waited, mirrored bool) string {
 	hint := "wait for it with --wait, or pass --force to delete ours anyway"
 	if waited {
 		hint = "it did not catch up within --wait; wait longer, or pass --force to delete ours anyway"
@@ -150,14 +150,6 @@ func refusal(svc *corev1.Service, hb explain.Handback, waited, mirrored bool) st
 
 func unplanned(svc *corev1.Service) bool {
 	return svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0
-}
-
-// controllerFor is the manager whose slices take over ours: the mirroring
-// controller for a Service without selector, else the EndpointSlice
-// controller; the value that kind of slice carries when written as the
-// controllers would (syncer.ManagedByOf, the planner choice sync makes).
-func controllerFor(svc *corev1.Service) string {
-	return syncer.ManagedByOf(svc, reconcile.ControllerManagedBy)
 }
 
 // mirrors: some of ours are mirrored from the Service's Endpoints.

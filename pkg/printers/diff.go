@@ -9,8 +9,8 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Diff writes a plan as unified diffs of YAML, one per slice written, in the
@@ -93,10 +93,10 @@ func colourDiff(w io.Writer, st Style, text string) error {
 // failure (with the writes made before it) on errW as they come. It
 // returns whether any Service would change and the first failure; err is
 // a failure to write the diff itself.
-func Diffs(w, errW io.Writer, st, errSt Style, runs []syncer.Outcome) (changed bool, failed, err error) {
+func Diffs(w, errW io.Writer, st, errSt Style, runs []outcome.Outcome) (changed bool, failed, err error) {
 	for _, run := range runs {
 		if run.Err != nil {
-			Failures(errW, errSt, []syncer.Outcome{run})
+			Failures(errW, errSt, []outcome.Outcome{run})
 			if failed == nil {
 				failed = run.Err
 			}

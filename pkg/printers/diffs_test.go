@@ -9,26 +9,26 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Each Service's diff or failure in order; the first failure and whether
 // anything would change are returned for the exit code.
 func TestDiffs(t *testing.T) {
-	inSync := syncer.Outcome{Namespace: "shop", Name: "api", Plan: &reconcile.Plan{}}
-	create := syncer.Outcome{Namespace: "shop", Name: "web", Plan: &reconcile.Plan{
+	inSync := outcome.Outcome{Namespace: "shop", Name: "api", Plan: &reconcile.Plan{}}
+	create := outcome.Outcome{Namespace: "shop", Name: "web", Plan: &reconcile.Plan{
 		Create: []*discovery.EndpointSlice{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", GenerateName: "web-"}}}}}
 	first, second := errors.New("service shop/a: forbidden"), errors.New("service shop/b: gone")
 	cases := []struct {
 		name    string
-		runs    []syncer.Outcome
+		runs    []outcome.Outcome
 		changed bool
 		failed  error
 	}{
-		{"in sync", []syncer.Outcome{inSync}, false, nil},
-		{"a change", []syncer.Outcome{inSync, create}, true, nil},
-		{"failures and a change", []syncer.Outcome{{Namespace: "shop", Name: "a", Err: first}, create, {Namespace: "shop", Name: "b", Err: second}}, true, first},
+		{"in sync", []outcome.Outcome{inSync}, false, nil},
+		{"a change", []outcome.Outcome{inSync, create}, true, nil},
+		{"failures and a change", []outcome.Outcome{{Namespace: "shop", Name: "a", Err: first}, create, {Namespace: "shop", Name: "b", Err: second}}, true, first},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer

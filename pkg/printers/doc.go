@@ -1,7 +1,8 @@
 // Package printers renders plans, sync results, diffs and explanations.
 // It never decides anything and never writes to the cluster: it holds no
-// client. It does import two packages that write, for their types only:
-// pkg/syncer (Outcome, EndpointsOutcome: what a sync did) and pkg/apply
-// (Result, DryRun). Colour is decided by the caller per stream (see Style)
+// client and imports no package that writes (hack/purity's read-only rule
+// holds it to that): what a sync did comes as pkg/outcome's types
+// (Outcome, EndpointsOutcome, Result, DryRun), of which pkg/syncer's and
+// pkg/apply's are aliases. Colour is decided by the caller per stream (see Style)
 // so that output redirected to a file or pipe stays plain.
 package printers

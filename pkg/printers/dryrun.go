@@ -1,11 +1,11 @@
 package printers
 
-import "github.com/kubectl-slices/kubectl-slices/pkg/apply"
+import "github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 
 // DryRunName is how a summary names a dry run ("client", "server"): ""
 // when writing.
-func DryRunName(d apply.DryRun) string {
-	if d == apply.DryRunNone {
+func DryRunName(d outcome.DryRun) string {
+	if d == outcome.DryRunNone {
 		return ""
 	}
 	return string(d)
@@ -13,11 +13,11 @@ func DryRunName(d apply.DryRun) string {
 
 // DryRunSuffix ends each line of a dry run's objects, as kubectl's: " (dry
 // run)", " (server dry run)", or "" when writing.
-func DryRunSuffix(d apply.DryRun) string {
+func DryRunSuffix(d outcome.DryRun) string {
 	switch d {
-	case apply.DryRunClient:
+	case outcome.DryRunClient:
 		return " (dry run)"
-	case apply.DryRunServer:
+	case outcome.DryRunServer:
 		return " (server dry run)"
 	}
 	return ""

@@ -3,17 +3,17 @@ package printers
 import (
 	"testing"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 )
 
 func TestDryRunWording(t *testing.T) {
 	for _, c := range []struct {
-		d            apply.DryRun
+		d            outcome.DryRun
 		name, suffix string
 	}{
-		{apply.DryRunNone, "", ""},
-		{apply.DryRunClient, "client", " (dry run)"},
-		{apply.DryRunServer, "server", " (server dry run)"},
+		{outcome.DryRunNone, "", ""},
+		{outcome.DryRunClient, "client", " (dry run)"},
+		{outcome.DryRunServer, "server", " (server dry run)"},
 	} {
 		if got := DryRunName(c.d); got != c.name {
 			t.Errorf("DryRunName(%q) = %q, want %q", c.d, got, c.name)

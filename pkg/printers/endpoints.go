@@ -7,12 +7,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 )
 
 // Endpoints writes one line about a Service's legacy v1 Endpoints object
 // (sync --with-endpoints); dryRun is "", "client" or "server".
-func Endpoints(w io.Writer, st Style, namespace, name string, out syncer.EndpointsOutcome, dryRun string) {
+func Endpoints(w io.Writer, st Style, namespace, name string, out outcome.EndpointsOutcome, dryRun string) {
 	if out.Plan == nil {
 		return
 	}

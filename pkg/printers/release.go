@@ -10,6 +10,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 )
 
 // Release is one Service's hand-back as release reports it. The command
@@ -17,7 +18,7 @@ import (
 // that writes.
 type Release struct {
 	Service   *corev1.Service
-	Judgement explain.Handback
+	Judgement judge.Handback
 	// Deleted are the slices deleted (or, in a dry run, that would be).
 	Deleted []*discovery.EndpointSlice
 	Waited  time.Duration

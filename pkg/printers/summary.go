@@ -6,15 +6,14 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Summary writes one line per Service that did not fail: what was written
 // and how many endpoints the Service now has. Failures go to Failures.
 // dryRun is "", "client" or "server".
-func Summary(w io.Writer, st Style, outs []syncer.Outcome, dryRun string) {
+func Summary(w io.Writer, st Style, outs []outcome.Outcome, dryRun string) {
 	for _, o := range outs {
 		name := st.Bold(fmt.Sprintf("service %s/%s", o.Namespace, o.Name))
 		r := o.Result
@@ -43,7 +42,7 @@ func Summary(w io.Writer, st Style, outs []syncer.Outcome, dryRun string) {
 // mid-way, one line of the writes it made (its failure is the signal's,
 // not said), and returns the Services that finished and what the cut ones
 // wrote, so every write that completed is reported.
-func Interrupted(w io.Writer, runs []syncer.Outcome) (finished []syncer.Outcome, written []Written) {
+func Interrupted(w io.Writer, runs []outcome.Outcome) (finished []outcome.Outcome, written []Written) {
 	for _, run := range runs {
 		if run.Err == nil {
 			finished = append(finished, run)
@@ -61,7 +60,7 @@ func Interrupted(w io.Writer, runs []syncer.Outcome) (finished []syncer.Outcome,
 // Failures writes one "error: ..." line per failed Service (the errors
 // already name their Service), followed by every write that happened before
 // it failed, so a partial sync is never under-reported.
-func Failures(w io.Writer, st Style, outs []syncer.Outcome) {
+func Failures(w io.Writer, st Style, outs []outcome.Outcome) {
 	for _, o := range outs {
 		if o.Err == nil {
 			continue
@@ -79,7 +78,7 @@ func Failures(w io.Writer, st Style, outs []syncer.Outcome) {
 
 // WrittenOf lists a Result's writes in the order kubectl apply reports
 // them: created, configured, deleted.
-func WrittenOf(r apply.Result) []Written {
+func WrittenOf(r outcome.Result) []Written {
 	var out []Written
 	for _, s := range r.Created {
 		out = append(out, Written{Slice: s, Operation: "created"})

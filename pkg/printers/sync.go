@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 )
 
 // SyncReport prints one-shot sync's outcome, in the order a user reads it:
@@ -17,11 +16,11 @@ type SyncReport struct {
 	// Output is -o: the objects then own stdout, and the summary and the
 	// Endpoints lines go to stderr.
 	Output string
-	DryRun apply.DryRun
+	DryRun outcome.DryRun
 }
 
 // NewSyncReport styles each stream for color (--color).
-func NewSyncReport(out, errOut io.Writer, color, output string, dryRun apply.DryRun) SyncReport {
+func NewSyncReport(out, errOut io.Writer, color, output string, dryRun outcome.DryRun) SyncReport {
 	return SyncReport{Out: out, ErrOut: errOut, St: StyleFor(color, out), ErrSt: StyleFor(color, errOut), Output: output, DryRun: dryRun}
 }
 
@@ -37,7 +36,7 @@ func (r SyncReport) summary() (io.Writer, Style) {
 // writes. A run a signal cut short (interrupted) first says what each
 // Service cut mid-way wrote, and only the finished ones are summarised.
 // It returns the runs summarised and every object written, for Done.
-func (r SyncReport) Slices(runs []syncer.Outcome, interrupted bool) ([]syncer.Outcome, []Written) {
+func (r SyncReport) Slices(runs []outcome.Outcome, interrupted bool) ([]outcome.Outcome, []Written) {
 	var written []Written
 	if interrupted {
 		runs, written = Interrupted(r.ErrOut, runs)
@@ -53,7 +52,7 @@ func (r SyncReport) Slices(runs []syncer.Outcome, interrupted bool) ([]syncer.Ou
 
 // Endpoints prints a Service's v1 Endpoints write; err, its failure as
 // the user reads it, goes to stderr on a line of its own.
-func (r SyncReport) Endpoints(namespace, name string, out syncer.EndpointsOutcome, err error) {
+func (r SyncReport) Endpoints(namespace, name string, out outcome.EndpointsOutcome, err error) {
 	w, st := r.summary()
 	Endpoints(w, st, namespace, name, out, DryRunName(r.DryRun))
 	if err != nil {
@@ -63,7 +62,7 @@ func (r SyncReport) Endpoints(namespace, name string, out syncer.EndpointsOutcom
 
 // Done prints the slices' failures, each with the writes made before it,
 // and, with -o, the objects written.
-func (r SyncReport) Done(runs []syncer.Outcome, written []Written) error {
+func (r SyncReport) Done(runs []outcome.Outcome, written []Written) error {
 	Failures(r.ErrOut, r.ErrSt, runs)
 	if r.Output == "" {
 		return nil

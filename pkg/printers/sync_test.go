@@ -9,16 +9,15 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 )
 
-func syncRuns() []syncer.Outcome {
+func syncRuns() []outcome.Outcome {
 	made := &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1"}}
 	cut := &discovery.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api-1"}}
-	return []syncer.Outcome{
-		{Namespace: "shop", Name: "web", Held: "kube-controller-manager's slices are current", Result: apply.Result{Created: []*discovery.EndpointSlice{made}}},
-		{Namespace: "shop", Name: "api", Err: errors.New("service shop/api: interrupted"), Result: apply.Result{Created: []*discovery.EndpointSlice{cut}}},
+	return []outcome.Outcome{
+		{Namespace: "shop", Name: "web", Held: "kube-controller-manager's slices are current", Result: outcome.Result{Created: []*discovery.EndpointSlice{made}}},
+		{Namespace: "shop", Name: "api", Err: errors.New("service shop/api: interrupted"), Result: outcome.Result{Created: []*discovery.EndpointSlice{cut}}},
 	}
 }
 
@@ -27,7 +26,7 @@ func syncRuns() []syncer.Outcome {
 func TestSyncReportStreams(t *testing.T) {
 	for _, output := range []string{"", "name"} {
 		var out, errOut bytes.Buffer
-		r := NewSyncReport(&out, &errOut, "never", output, apply.DryRunNone)
+		r := NewSyncReport(&out, &errOut, "never", output, outcome.DryRunNone)
 		runs, written := r.Slices(syncRuns(), false)
 		if err := r.Done(runs, written); err != nil {
 			t.Fatal(err)
@@ -54,7 +53,7 @@ func TestSyncReportStreams(t *testing.T) {
 // the objects, but neither summarises nor reports it as a failure.
 func TestSyncReportInterrupted(t *testing.T) {
 	var out, errOut bytes.Buffer
-	r := NewSyncReport(&out, &errOut, "never", "", apply.DryRunNone)
+	r := NewSyncReport(&out, &errOut, "never", "", outcome.DryRunNone)
 	runs, written := r.Slices(syncRuns(), true)
 	if len(runs) != 1 || len(written) != 2 {
 		t.Errorf("%d runs, %d written; want the finished one and both writes", len(runs), len(written))
@@ -68,8 +67,8 @@ func TestSyncReportInterrupted(t *testing.T) {
 // An Endpoints line goes where the summary goes; its failure to stderr.
 func TestSyncReportEndpoints(t *testing.T) {
 	var out, errOut bytes.Buffer
-	r := NewSyncReport(&out, &errOut, "never", "json", apply.DryRunNone)
-	r.Endpoints("shop", "web", syncer.EndpointsOutcome{Err: errors.New("refused")}, errors.New("endpoints shop/web: refused"))
+	r := NewSyncReport(&out, &errOut, "never", "json", outcome.DryRunNone)
+	r.Endpoints("shop", "web", outcome.EndpointsOutcome{Err: errors.New("refused")}, errors.New("endpoints shop/web: refused"))
 	if out.Len() != 0 || !strings.HasSuffix(errOut.String(), "error: endpoints shop/web: refused\n") {
 		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
 	}

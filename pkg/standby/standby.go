@@ -7,7 +7,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 )
 
 // State is where a Service stands.
@@ -132,7 +132,7 @@ type Decision struct {
 	// Reason says why, in one line, for holds and events.
 	Reason string
 	// Judgement compares the live slices of each manager.
-	Judgement explain.Handback
+	Judgement judge.Handback
 }
 
 // Initial is what a loop that has not seen the Service assumes: serving if
@@ -149,7 +149,7 @@ func Initial(cfg Config, live []*discovery.EndpointSlice) Memory {
 
 // Decide moves a Service's state on one sync.
 func Decide(cfg Config, prev Memory, in Input) Decision {
-	hb := explain.JudgeHandbackTo(owned(in.Live, in.ServiceUID, cfg.ManagedBy), cfg.ManagedBy, in.Controller, in.Desired)
+	hb := judge.JudgeHandbackTo(owned(in.Live, in.ServiceUID, cfg.ManagedBy), cfg.ManagedBy, in.Controller, in.Desired)
 	current := len(hb.Controller) > 0 && hb.Current
 	m := prev
 	m.Fresh = false
@@ -249,7 +249,7 @@ func ownedByOther(s *discovery.EndpointSlice, uid types.UID) bool {
 	return false
 }
 
-func takeoverReason(hb explain.Handback, controller string, behind, idle time.Duration) string {
+func takeoverReason(hb judge.Handback, controller string, behind, idle time.Duration) string {
 	who := "kube-controller-manager"
 	if len(hb.Controller) == 0 {
 		return fmt.Sprintf("%s has published no slices (%s) for %s", who, controller, round(behind))

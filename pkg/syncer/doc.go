@@ -9,11 +9,13 @@
 // plan. Only deletions are made elsewhere, without a plan: DeleteAll for a
 // Service that is gone, and pkg/lifecycle's release and prune.
 //
-// It also holds the one planner choice every command makes (PlanService:
-// mirrored from the Endpoints object for a Service without selector, planned
-// from the Pods otherwise; sync, the watch loop, check, explain and the
-// webhook's findings all plan through it), and the managed-by value each
-// kind of slice carries (ManagedByOf).
+// It plans through the one planner choice every command makes
+// (judge.PlanService: mirrored from the Endpoints object for a Service
+// without selector, planned from the Pods otherwise), writes each kind of
+// slice under judge.ManagedByOf, and reports what it did as pkg/outcome's
+// types (Outcome, EndpointsOutcome are aliases), so printers need not
+// import it. Sync's hold (Options.Hold) is a policy the caller passes in,
+// such as judge.HoldWhereCurrent.
 //
 // It also decides the endpoints.kubernetes.io/last-change-trigger-time
 // stamped on written slices (trigger.go).

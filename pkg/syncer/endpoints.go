@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 )
 
 // GetEndpoints reads a Service's Endpoints object with a GET: one-shot
@@ -31,12 +32,8 @@ func GetEndpoints(client kubernetes.Interface) EndpointsLookup {
 }
 
 // EndpointsOutcome is what happened to one Service's legacy v1 Endpoints
-// object.
-type EndpointsOutcome struct {
-	Plan    *endpoints.Plan
-	Written *corev1.Endpoints
-	Err     error
-}
+// object (outcome.EndpointsOutcome).
+type EndpointsOutcome = outcome.EndpointsOutcome
 
 // EndpointsOptions tune SyncEndpoints.
 type EndpointsOptions struct {

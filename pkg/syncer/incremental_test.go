@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -74,7 +75,7 @@ func TestSyncIncremental(t *testing.T) {
 				},
 				Planner: func(ctx context.Context, in reconcile.Input, po reconcile.Options) (*reconcile.Plan, error) {
 					full++
-					return PlanService(ctx, nil, in, po)
+					return judge.PlanService(ctx, nil, in, po)
 				},
 			}
 			if tc.hold {

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
+	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -65,26 +67,8 @@ type Options struct {
 	Hold func(in reconcile.Input, plan *reconcile.Plan) string
 }
 
-// Outcome is what happened to one Service.
-type Outcome struct {
-	// Namespace and Name say which Service, also when it was not found.
-	Namespace, Name string
-	// Service is the Service as last read.
-	Service *corev1.Service
-	// Plan is the last plan made; nil when none could be made.
-	Plan *reconcile.Plan
-	// Result holds every write of every attempt, also when Err is set.
-	Result apply.Result
-	// Input is what the last plan was made from.
-	Input    reconcile.Input
-	Attempts int
-	Err      error
-	// Held is Options.Hold's reason for writing nothing.
-	Held string
-	// Incremental: the last attempt took Options.Incremental's path (its
-	// plan, or its error; Input then holds the Service and its slices only).
-	Incremental bool
-}
+// Outcome is what happened to one Service (outcome.Outcome).
+type Outcome = outcome.Outcome
 
 // Sync plans svc from src and, with opts.Write, writes the plan through
 // slices. A conflict (a slice changed or vanished since it was read) re-reads
@@ -146,7 +130,7 @@ func (r *run) attempt(ctx context.Context) error {
 	}
 	// Every plan is made under the kind's managed-by value (ManagedByOf).
 	po := opts.Plan
-	po.ManagedBy = ManagedByOf(out.Service, po.ManagedBy)
+	po.ManagedBy = judge.ManagedByOf(out.Service, po.ManagedBy)
 	if out.Attempts == 1 && opts.Incremental != nil && opts.Hold == nil {
 		planned, err := r.planIncremental(ctx, po)
 		if err != nil || planned {
@@ -188,7 +172,7 @@ func (r *run) write(ctx context.Context) (apply.Result, error) {
 	// The plan was made under the kind's value (ManagedByOf); apply
 	// checks every slice it touches against that value.
 	write := *r.opts.Write
-	write.ManagedBy = ManagedByOf(r.out.Service, write.ManagedBy)
+	write.ManagedBy = judge.ManagedByOf(r.out.Service, write.ManagedBy)
 	res, err := apply.Apply(ctx, r.slices.EndpointSlices(r.out.Service.Namespace), r.out.Plan, write)
 	r.out.Result.Add(res)
 	return res, err

@@ -6,7 +6,7 @@
 // The handlers are thin: they decode the review (k8s.io/api/admission/v1),
 // ask a pure core and encode its Verdict.
 //
-//   - ServiceFindings judges a Service with the planner (syncer.PlanService)
+//   - ServiceFindings judges a Service with the planner (judge.PlanService)
 //     and the explain engine (explain.Build: near misses, ports a Pod lacks)
 //     over the Pods the Service selects in the cache: no API request per
 //     admission. Pods that share what decides the findings (controller,
@@ -56,6 +56,11 @@
 //     signed, or is refused at the handshake. The server's timeouts and
 //     connection bound are Limits (pkg/serve): idle and silent
 //     connections are closed, and a peer cannot hold more than MaxConns.
+//
+// The webhook writes nothing to the cluster: it reads through the cache
+// (pkg/cluster) and judges with pkg/explain and pkg/judge, and imports no
+// package that writes (hack/purity's read-only rule); beyond the cache's
+// reads, its only requests are access reviews.
 //
 // Certificates: CertReloader re-reads the pair when either file's size or
 // modification time changes, checked on every TLS handshake. We chose it

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // Kind names a finding about a Service; the values are stable, --deny-on
@@ -124,7 +124,7 @@ func ServiceFindings(svc *corev1.Service, f Facts, o reconcile.Options) ([]Findi
 	in := reconcile.Input{Service: svc, Pods: reps, Nodes: reconcile.Nodes{Unreadable: true}}
 	// syncer's one planner choice; offline (no Endpoints lookup), which for
 	// a Service with a selector is pkg/reconcile, and does no I/O.
-	plan, err := syncer.PlanService(context.Background(), nil, in, o)
+	plan, err := judge.PlanService(context.Background(), nil, in, o)
 	if err != nil {
 		return nil, err
 	}

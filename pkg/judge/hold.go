@@ -1,10 +1,9 @@
-package syncer
+package judge
 
 import (
 	"fmt"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
-	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -18,7 +17,7 @@ func HoldWhereCurrent(managedBy string) func(in reconcile.Input, plan *reconcile
 		if !plan.Service.Planned() {
 			return ""
 		}
-		hb := explain.JudgeHandback(in.Slices, managedBy, plan.Final())
+		hb := JudgeHandback(in.Slices, managedBy, plan.Final())
 		if len(hb.Controller) == 0 || !hb.Current {
 			return ""
 		}

@@ -1,4 +1,4 @@
-package explain
+package judge
 
 import (
 	"fmt"
@@ -112,14 +112,14 @@ type endpointView struct {
 func endpointViews(slices []*discovery.EndpointSlice) map[string][]endpointView {
 	out := map[string][]endpointView{}
 	for _, s := range slices {
-		ports := portStrings(s.Ports)
+		ports := PortStrings(s.Ports)
 		sort.Strings(ports)
 		for i := range s.Endpoints {
 			e := &s.Endpoints[i]
 			addr := strings.Join(e.Addresses, ",")
 			key := fmt.Sprintf("%s %s ports=%s", s.AddressType, addr, strings.Join(ports, ","))
 			label := addr
-			if pod := podOf(e); pod != "" {
+			if pod := PodOf(e); pod != "" {
 				label += " (pod " + pod + ")"
 			}
 			if len(ports) > 0 {

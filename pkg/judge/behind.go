@@ -1,4 +1,4 @@
-package explain
+package judge
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func ControllerBehind(in reconcile.Input, plan *reconcile.Plan, controller strin
 		return nil
 	}
 	var theirs []*discovery.EndpointSlice
-	for _, s := range liveSlices(in.Slices) {
+	for _, s := range Live(in.Slices) {
 		if s.Labels[discovery.LabelManagedBy] == controller && !ownedByAnother(s, in.Service) {
 			theirs = append(theirs, s)
 		}
@@ -73,10 +73,10 @@ func ControllerBehind(in reconcile.Input, plan *reconcile.Plan, controller strin
 		w, h := want[key], have[key]
 		switch {
 		case h == nil:
-			at, why := podChange(pods[podOf(w)], w, "is not published")
+			at, why := podChange(pods[PodOf(w)], w, "is not published")
 			causes = append(causes, cause{at, why})
 		case w == nil:
-			p := pods[podOf(h)]
+			p := pods[PodOf(h)]
 			var at time.Time
 			if p != nil && p.DeletionTimestamp != nil {
 				at = p.DeletionTimestamp.Time
@@ -85,9 +85,9 @@ func ControllerBehind(in reconcile.Input, plan *reconcile.Plan, controller strin
 		case endpointFields(w) != endpointFields(h):
 			why := "is published with other conditions, node or zone"
 			if ready(w) != ready(h) {
-				why = fmt.Sprintf("is still published %s", readyWord(ready(h)))
+				why = fmt.Sprintf("is still published %s", ReadyWord(ready(h)))
 			}
-			at, text := podChange(pods[podOf(w)], w, why)
+			at, text := podChange(pods[PodOf(w)], w, why)
 			causes = append(causes, cause{at, text})
 		}
 	}
@@ -129,18 +129,18 @@ func podChange(p *corev1.Pod, e *discovery.Endpoint, why string) (time.Time, str
 	if p == nil {
 		return time.Time{}, describe(e) + " " + why
 	}
-	state := "is " + readyWord(ready(e))
+	state := "is " + ReadyWord(ready(e))
 	at := p.CreationTimestamp.Time
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady && !c.LastTransitionTime.IsZero() {
-			at, state = c.LastTransitionTime.Time, "became "+readyWord(ready(e))
+			at, state = c.LastTransitionTime.Time, "became "+ReadyWord(ready(e))
 		}
 	}
 	return at, fmt.Sprintf("pod %s %s and %s", p.Name, state, why)
 }
 
 func describe(e *discovery.Endpoint) string {
-	if p := podOf(e); p != "" {
+	if p := PodOf(e); p != "" {
 		return "pod " + p
 	}
 	return "endpoint " + strings.Join(e.Addresses, ",")
@@ -148,7 +148,7 @@ func describe(e *discovery.Endpoint) string {
 
 func ready(e *discovery.Endpoint) bool { return e.Conditions.Ready == nil || *e.Conditions.Ready }
 
-func readyWord(r bool) string {
+func ReadyWord(r bool) string {
 	if r {
 		return "ready"
 	}
@@ -160,7 +160,7 @@ func readyWord(r bool) string {
 func endpointsByKey(slices []*discovery.EndpointSlice) map[string]*discovery.Endpoint {
 	out := map[string]*discovery.Endpoint{}
 	for _, s := range slices {
-		ports := portStrings(s.Ports)
+		ports := PortStrings(s.Ports)
 		sort.Strings(ports)
 		for i := range s.Endpoints {
 			e := &s.Endpoints[i]
@@ -188,13 +188,4 @@ func ownedByAnother(s *discovery.EndpointSlice, svc *corev1.Service) bool {
 		}
 	}
 	return false
-}
-
-// controllerOf is the manager that publishes svc: the mirroring controller
-// for a Service without selector, else the EndpointSlice controller.
-func controllerOf(svc *corev1.Service) string {
-	if len(svc.Spec.Selector) == 0 {
-		return reconcile.MirroringManagedBy
-	}
-	return reconcile.ControllerManagedBy
 }
