@@ -95,8 +95,6 @@ func (o *SyncOptions) validateWatch() error {
 // Targets are the same as one-shot sync's, kept as a filter: names in the
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
-	daemon.TuneGC()
-	go daemon.CollectWhenQuiet(ctx, daemon.QuietGCInterval)
 	// The first pass over the Services, on a terminal; the loop's lines
 	// clear it first so that each starts on a clean line.
 	bar := progress.Start(o.ErrOut, 0)
