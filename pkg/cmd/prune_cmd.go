@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -52,10 +53,10 @@ func (o *PruneOptions) Validate() error {
 	if err := validateDryRun(o.DryRun); err != nil {
 		return err
 	}
-	if err := validateManagedBy(o.ManagedBy); err != nil {
+	if err := args.ManagedBy(o.ManagedBy); err != nil {
 		return err
 	}
-	if forceNeeded(o.ManagedBy) != nil {
+	if args.ForceNeeded(o.ManagedBy) != nil {
 		return exit.Usagef("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
 	}
 	return nil

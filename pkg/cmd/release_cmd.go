@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -68,10 +69,10 @@ func (o *ReleaseOptions) Validate() error {
 	if err := validateDryRun(o.DryRun); err != nil {
 		return err
 	}
-	if err := validateManagedBy(o.ManagedBy); err != nil {
+	if err := args.ManagedBy(o.ManagedBy); err != nil {
 		return err
 	}
-	if err := forceNeeded(o.ManagedBy); err != nil {
+	if err := args.ForceNeeded(o.ManagedBy); err != nil {
 		return exit.Usagef("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
 	}
 	return o.Targets.validate(o.AllNamespaces)

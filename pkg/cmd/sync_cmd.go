@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
@@ -104,7 +105,7 @@ func (o *SyncOptions) Validate() error {
 		return err
 	}
 	if !o.Force {
-		if err := forceNeeded(o.Plan.ManagedBy); err != nil {
+		if err := args.ForceNeeded(o.Plan.ManagedBy); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 // refuseTakeover runs lifecycle.CheckTakeover over the run's scope (-n's
 // namespace, or every one with -A) before anything is written. A refusal is
-// a usage error (exit 2), as forceNeeded's: the flags name another tool's
+// a usage error (exit 2), as args.ForceNeeded's: the flags name another tool's
 // value, and --force is the answer.
 func (o *RootOptions) refuseTakeover(ctx context.Context, client kubernetes.Interface, managedBy, fieldManager string) error {
 	ns, err := o.scopeNamespace()

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,24 +143,5 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 	if o.Leader.Elect {
 		cfg.Lease = o.Leader.lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
 	}
-	return daemonError(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
-}
-
-// daemonError words an error that stopped the process: its configuration
-// is a usage error, what it already worded stays as it is.
-func daemonError(ns, scope string, err error) error {
-	var ce *daemon.ConfigError
-	var ae *daemon.APIError
-	var ee *exit.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee):
-		return ee // worded already (a takeover refused before the first write)
-	case errors.As(err, &ce):
-		return &exit.Error{Code: exit.Usage, Err: ce}
-	case errors.As(err, &ae):
-		return &exit.Error{Code: exit.API, Err: ae}
-	}
-	return exit.Loop(ns, scope, err)
+	return exit.Process(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
 }

@@ -67,5 +67,5 @@ func (o *WebhookOptions) Run(ctx context.Context) error {
 	}
 	err = daemon.Run(ctx, daemon.Config{Client: client, Namespace: metav1.NamespaceAll,
 		Webhook: o.Webhook.Webhook(o.Plan.options(), o.FieldManagers), Log: o.ErrOut, Requests: cluster.RequestsMade})
-	return daemonError(metav1.NamespaceAll, metav1.NamespaceAll, err)
+	return exit.Process(metav1.NamespaceAll, metav1.NamespaceAll, err)
 }
