@@ -26,7 +26,7 @@ func newDiffCommand(root *RootOptions) *cobra.Command {
 		Short:             "Show what sync would change, as unified diffs",
 		Long:              help.Text("diff.long") + exit.Help,
 		Example:           help.Text("diff.example"),
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completer().ServiceArgs,
 		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)

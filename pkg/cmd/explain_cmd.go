@@ -52,7 +52,7 @@ func newExplainCommand(root *RootOptions) *cobra.Command {
 		Short:             "Explain why each Pod is or is not an endpoint, and where the live slices drift",
 		Long:              help.Text("explain.long") + exit.Help,
 		Example:           help.Text("explain.example"),
-		ValidArgsFunction: root.completeExplain,
+		ValidArgsFunction: root.completer().ExplainArgs,
 		RunE:              runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)

@@ -39,7 +39,7 @@ func newReleaseCommand(root *RootOptions) *cobra.Command {
 		Short:             "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
 		Long:              help.Text("release.long"),
 		Example:           help.Text("release.example"),
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completer().ServiceArgs,
 		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)

@@ -82,7 +82,7 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exit.Usagef("%v\nSee '%s --help' for usage.", err, c.CommandPath())
 	})
-	registerCompletions(cmd, o)
+	o.completer().Register(cmd)
 	addProfiling(cmd)
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), help.NewOptionsCommand(o.Out))

@@ -57,7 +57,7 @@ func newSyncCommand(root *RootOptions) *cobra.Command {
 		Short:             "Write a Service's EndpointSlices as kube-controller-manager would",
 		Long:              help.Text("sync.long") + exit.Help,
 		Example:           help.Text("sync.example"),
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completer().ServiceArgs,
 		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
