@@ -76,7 +76,7 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 		return exit.Describe(ns, "", err)
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+		if err := o.refuseForeign(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
 			return err
 		}
 	}

@@ -85,7 +85,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+		if err := o.refuseForeign(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
 			return err
 		}
 	}

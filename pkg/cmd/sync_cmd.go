@@ -127,7 +127,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
+		if err := o.refuseForeign(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
 			return err
 		}
 	}

@@ -120,7 +120,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	}
 	if !o.Force {
 		opts.BeforeWrites = func(ctx context.Context) error {
-			return o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager)
+			return o.refuseForeign(ctx, client, o.Plan.ManagedBy, o.FieldManager)
 		}
 	}
 	return o.runController(ctx, client, ns, opts, bar)
@@ -141,7 +141,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		cfg.Webhook.AllowSelf = true
 	}
 	if o.Leader.Elect {
-		cfg.Lease = o.Leader.lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
+		cfg.Lease = o.Leader.Lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
 	}
 	return exit.Process(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
 }
