@@ -185,7 +185,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // readCluster reads the Service and its inputs; all Pods of the namespace
 // only if the selector matches none (for near misses).
 func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, error) {
-	client, targets, err := o.connect(ctx, TargetFlags{names: []string{name}, namespace: o.namespace})
+	client, targets, err := o.connect(ctx, TargetFlags{Names: []string{name}, Namespace: o.namespace})
 	if err != nil {
 		return reconcile.Input{}, nil, err
 	}

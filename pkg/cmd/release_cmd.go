@@ -61,7 +61,7 @@ func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
 		}
 		o.Wait = d
 	}
-	return o.Targets.complete(o.RootOptions, args)
+	return o.completeTargets(&o.Targets, args)
 }
 
 // Validate checks the flags before anything is read.
@@ -75,7 +75,7 @@ func (o *ReleaseOptions) Validate() error {
 	if err := args.ForceNeeded(o.ManagedBy); err != nil {
 		return exit.Usagef("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
 	}
-	return o.Targets.validate(o.AllNamespaces)
+	return validateTargets(&o.Targets)
 }
 
 // Run releases each selected Service, several at once.
@@ -100,7 +100,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return exit.FromSignal(ctx)
 	}
 	report := printers.ReleaseReport{Out: o.Out, ErrOut: o.ErrOut, St: printers.StyleFor(o.Color, o.Out), ErrSt: printers.StyleFor(o.Color, o.ErrOut),
-		Named: len(o.Targets.names) > 0, ManagedBy: o.ManagedBy, DryRun: printers.DryRunSuffix(o.DryRun)}
+		Named: len(o.Targets.Names) > 0, ManagedBy: o.ManagedBy, DryRun: printers.DryRunSuffix(o.DryRun)}
 	runs, rels := make([]syncer.Outcome, len(targets)), make([]printers.Release, 0, len(targets))
 	for i, t := range targets {
 		runs[i] = syncer.Outcome{Namespace: t.Namespace, Name: t.Name}

@@ -79,7 +79,7 @@ func newSyncCommand(root *RootOptions) *cobra.Command {
 // Complete normalises the arguments and resolves the namespace.
 func (o *SyncOptions) Complete(c *cobra.Command, args []string) error {
 	o.changed = c.Flags().Changed
-	return o.Targets.complete(o.RootOptions, args)
+	return o.completeTargets(&o.Targets, args)
 }
 
 // Validate checks every flag before anything is read.
@@ -109,7 +109,7 @@ func (o *SyncOptions) Validate() error {
 			return err
 		}
 	}
-	return o.Targets.validate(o.AllNamespaces)
+	return validateTargets(&o.Targets)
 }
 
 // Run syncs each selected Service; one failure does not stop the others.

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
@@ -74,7 +73,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ns := o.Targets.namespace
+	ns := o.Targets.Namespace
 	opts := controller.Options{
 		Plan:          o.Plan.options(),
 		Write:         apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers, Grace: o.ShutdownGrace},
@@ -82,9 +81,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 		WithEndpoints: o.WithEndpoints,
 	}
 	o.WatchFlags.Apply(&opts, o.Plan.ManagedBy)
-	if err := daemon.Scope(&opts, ns, o.AllNamespaces, o.Targets.names, o.Targets.Selector); err != nil {
-		return exit.Usagef("invalid selector %s: %s", english.QuoteClip(o.Targets.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
-	}
+	daemon.Scope(&opts, o.Targets)
 	if !o.Force {
 		opts.BeforeWrites = func(ctx context.Context) error {
 			return o.refuseForeign(ctx, client, o.Plan.ManagedBy, o.FieldManager)
