@@ -50,7 +50,7 @@ func (o *PruneOptions) Complete(*cobra.Command, []string) error {
 
 // Validate checks the flags before anything is read.
 func (o *PruneOptions) Validate() error {
-	if err := validateDryRun(o.DryRun); err != nil {
+	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
 	if err := args.ManagedBy(o.ManagedBy); err != nil {

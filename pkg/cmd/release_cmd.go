@@ -66,7 +66,7 @@ func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
 
 // Validate checks the flags before anything is read.
 func (o *ReleaseOptions) Validate() error {
-	if err := validateDryRun(o.DryRun); err != nil {
+	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
 	if err := args.ManagedBy(o.ManagedBy); err != nil {

@@ -84,7 +84,7 @@ func (o *SyncOptions) Complete(c *cobra.Command, args []string) error {
 
 // Validate checks every flag before anything is read.
 func (o *SyncOptions) Validate() error {
-	if err := validateDryRun(o.DryRun); err != nil {
+	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
 	switch o.Output {
@@ -160,18 +160,12 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 // line each and returns the outcomes with those failures folded in, so they
 // count for the exit code like any other.
 func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Interface, runs []syncer.Outcome, write apply.Options, report printers.SyncReport) []syncer.Outcome {
-	get := syncer.GetEndpoints(client)
 	runs = append([]syncer.Outcome(nil), runs...)
-	for i, run := range runs {
-		svc := run.Input.Service
-		if run.Err != nil || svc == nil {
-			continue
-		}
-		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
+	syncer.EndpointsAfter(ctx, client, runs, o.Plan.ManagedBy, write, func(i int, er syncer.EndpointsOutcome) {
 		if er.Err != nil {
-			runs[i].Err = exit.Describe(svc.Namespace, svc.Name, er.Err)
+			runs[i].Err = exit.Describe(runs[i].Namespace, runs[i].Name, er.Err)
 		}
-		report.Endpoints(run.Namespace, run.Name, er, runs[i].Err)
-	}
+		report.Endpoints(runs[i].Namespace, runs[i].Name, er, runs[i].Err)
+	})
 	return runs
 }
