@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
+	"github.com/kubectl-slices/kubectl-slices/pkg/profiling"
 )
 
 // RootOptions are the flags every command shares.
@@ -83,7 +84,7 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 		return exit.Usagef("%v\nSee '%s --help' for usage.", err, c.CommandPath())
 	})
 	o.completer().Register(cmd)
-	addProfiling(cmd)
+	profiling.AddFlags(cmd, func(msg string) error { return exit.Usagef("%s", msg) })
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), help.NewOptionsCommand(o.Out))
 	help.Setup(cmd, help.Groups(cmd))
