@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // serviceTypes are the ways kubectl lets a user name the Service type.
@@ -46,31 +47,26 @@ func Services(args []string) ([]string, error) {
 	return out, nil
 }
 
-// Selection is how a command selects Services: by Names, by label
-// (Selector, -l), or every one (All, --all); AllNamespaces is -A.
-type Selection struct {
-	Names         []string
-	Selector      string
-	All           bool
-	AllNamespaces bool
-}
-
-// Validate checks the selection before anything is read: exactly one way
-// of selecting, names only within one namespace, a selector that parses.
-func (s Selection) Validate() error {
+// Select checks a selection before anything is read: exactly one way of
+// selecting, names only within one namespace, a selector that parses. It
+// returns the selection with the selector parsed (Labels), the one parse
+// every later step uses.
+func Select(s syncer.Selection) (syncer.Selection, error) {
 	switch {
 	case len(s.Names) > 0 && (s.Selector != "" || s.All):
-		return exit.Usagef("name Services or select them with -l/--all, not both")
+		return s, exit.Usagef("name Services or select them with -l/--all, not both")
 	case len(s.Names) == 0 && s.Selector == "" && !s.All:
-		return exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
+		return s, exit.Usagef("name at least one Service (svc/NAME), or use -l SELECTOR or --all")
 	case s.Selector != "" && s.All:
-		return exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
+		return s, exit.Usagef("-l and --all do not go together: --all selects every Service, -l those with matching labels")
 	case len(s.Names) > 0 && s.AllNamespaces:
-		return exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
+		return s, exit.Usagef("a Service cannot be named across all namespaces (-A): give its namespace with -n, or select with -l or --all")
 	case s.Selector != "":
-		if _, err := labels.Parse(s.Selector); err != nil {
-			return exit.Usagef("invalid selector %s: %s", english.QuoteClip(s.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
+		sel, err := labels.Parse(s.Selector)
+		if err != nil {
+			return s, exit.Usagef("invalid selector %s: %s", english.QuoteClip(s.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
 		}
+		s.Labels = sel
 	}
-	return nil
+	return s, nil
 }

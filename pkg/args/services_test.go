@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 func TestServices(t *testing.T) {
@@ -37,29 +38,31 @@ func TestIsServiceType(t *testing.T) {
 	}
 }
 
-func TestSelectionValidate(t *testing.T) {
+func TestSelect(t *testing.T) {
 	cases := []struct {
-		s    Selection
+		s    syncer.Selection
 		want string // "" accepted
 	}{
-		{Selection{Names: []string{"web"}}, ""},
-		{Selection{Selector: "tier=web", AllNamespaces: true}, ""},
-		{Selection{All: true, AllNamespaces: true}, ""},
-		{Selection{Names: []string{"web"}, Selector: "a=b"}, "not both"},
-		{Selection{Names: []string{"web"}, All: true}, "not both"},
-		{Selection{}, "name at least one Service"},
-		{Selection{Selector: "a=b", All: true}, "-l and --all do not go together"},
-		{Selection{Names: []string{"web"}, AllNamespaces: true}, "cannot be named across all namespaces"},
-		{Selection{Selector: "a in (b"}, "invalid selector"},
+		{syncer.Selection{Names: []string{"web"}}, ""},
+		{syncer.Selection{Selector: "tier=web", AllNamespaces: true}, ""},
+		{syncer.Selection{All: true, AllNamespaces: true}, ""},
+		{syncer.Selection{Names: []string{"web"}, Selector: "a=b"}, "not both"},
+		{syncer.Selection{Names: []string{"web"}, All: true}, "not both"},
+		{syncer.Selection{}, "name at least one Service"},
+		{syncer.Selection{Selector: "a=b", All: true}, "-l and --all do not go together"},
+		{syncer.Selection{Names: []string{"web"}, AllNamespaces: true}, "cannot be named across all namespaces"},
+		{syncer.Selection{Selector: "a in (b"}, "invalid selector"},
 	}
 	for _, c := range cases {
-		err := c.s.Validate()
+		got, err := Select(c.s)
 		var ee *exit.Error
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%+v: %v", c.s, err)
 		case c.want != "" && (!errors.As(err, &ee) || ee.Code != exit.Usage || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v: %v, want a usage error %q", c.s, err, c.want)
+		case err == nil && (got.Labels == nil) != (c.s.Selector == ""):
+			t.Errorf("%+v: parsed selector %v", c.s, got.Labels)
 		}
 	}
 }

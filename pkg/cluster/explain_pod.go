@@ -35,6 +35,17 @@ type PodInputs struct {
 	Nodes  reconcile.Nodes
 }
 
+// SlicesOf are the slices of Slices that belong to svc.
+func (in PodInputs) SlicesOf(svc *corev1.Service) []*discovery.EndpointSlice {
+	var out []*discovery.EndpointSlice
+	for _, s := range in.Slices {
+		if s.Namespace == svc.Namespace && s.Labels[discovery.LabelServiceName] == svc.Name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // PodNotFoundError: no Pod of that name, or none matching the selector.
 type PodNotFoundError struct{ Namespace, Name, Selector string }
 

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -61,17 +60,9 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 		return err
 	}
 	ns := o.namespace
-	// A progress line on a terminal, from the first Service judged (the
-	// number of Services is known once they are read).
-	var bar *progress.Bar
-	started := false
-	step := func(total int, key string, took time.Duration) {
-		if !started && total > 1 {
-			bar, started = progress.Start(o.ErrOut, total), true
-		}
-		bar.Finish(key, took)
-	}
-	report, err := lifecycle.AuditWith(ctx, client, ns, o.Plan.options(), step)
+	// A progress line on a terminal, from the first Service judged.
+	bar := progress.NewLazy(o.ErrOut)
+	report, err := lifecycle.AuditWith(ctx, client, ns, o.Plan.options(), bar.Step)
 	bar.Done()
 	if err != nil {
 		if ctx.Err() != nil {

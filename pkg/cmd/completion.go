@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/completion"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -31,63 +32,12 @@ func newCompletionCommand(o *RootOptions) *cobra.Command {
 	}
 }
 
-// registerCompletions completes namespaces, contexts, clusters and users,
-// as kubectl does.
-func registerCompletions(cmd *cobra.Command, o *RootOptions) {
-	_ = cmd.RegisterFlagCompletionFunc("namespace", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		names, _ := o.names("namespaces")
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
-	kubeconfigNames := func(pick func(completion.Kubeconfig) []string) cobra.CompletionFunc {
-		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
-			if err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return pick(completion.KubeconfigNames(cfg)), cobra.ShellCompDirectiveNoFileComp
-		}
-	}
-	_ = cmd.RegisterFlagCompletionFunc("context", kubeconfigNames(func(k completion.Kubeconfig) []string { return k.Contexts }))
-	_ = cmd.RegisterFlagCompletionFunc("cluster", kubeconfigNames(func(k completion.Kubeconfig) []string { return k.Clusters }))
-	_ = cmd.RegisterFlagCompletionFunc("user", kubeconfigNames(func(k completion.Kubeconfig) []string { return k.Users }))
-	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
-}
-
-// completeServices completes the Service arguments of a command
-// (completion.Services); nothing is offered once the command takes no more
-// arguments, nor with -A, where the command refuses names.
-func (o *RootOptions) completeServices(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if o.AllNamespaces || c.ValidateArgs(append(append([]string{}, args...), "x")) != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	names, err := o.names("services")
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return completion.Services(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
-}
-
-// completeOneService completes the single Service explain takes: nothing
-// once it is named. explain checks its arguments itself, for one-line
-// errors, so cobra's argument validator in completeServices cannot tell.
-func (o *RootOptions) completeOneService(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if completion.OneServiceNamed(args) {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return o.completeServices(c, args, prefix)
-}
-
-// completeExplain completes explain's arguments: Pod names once a Pod is
-// being named (pod/...), else the one Service.
-func (o *RootOptions) completeExplain(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	if !completion.PodPrefix(args, prefix) {
-		return o.completeOneService(c, args, prefix)
-	}
-	names, err := o.names("pods")
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return completion.Pods(names, args, prefix), cobra.ShellCompDirectiveNoFileComp
+// completer is what the completion functions read of the flags and the
+// cluster.
+func (o *RootOptions) completer() completion.Completer {
+	return completion.Completer{List: o.names, AllNamespaces: func() bool { return o.AllNamespaces },
+		// The loader is built when TAB is pressed, after the flags are parsed.
+		RawConfig: func() (clientcmdapi.Config, error) { return o.ConfigFlags.ToRawKubeConfigLoader().RawConfig() }}
 }
 
 // completionClient is Clientset with every request bounded by
@@ -117,17 +67,4 @@ func (o *RootOptions) names(resource string) ([]string, error) {
 		}
 	}
 	return completion.Names(client, resource, ns)
-}
-
-// completeWorkloads completes --sidecar-for: the kinds first, then the
-// workloads of that kind in the namespace, from the live cluster.
-func (o *DeployOptions) completeWorkloads(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-	out, ok := completion.Workloads(prefix, func(resource string) []string {
-		names, _ := o.names(resource)
-		return names
-	})
-	if !ok {
-		return completion.WorkloadKinds, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }

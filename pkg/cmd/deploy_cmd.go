@@ -82,7 +82,7 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.StringVar(&o.WebhookClientCA, "webhook-client-ca", "", "With --webhook: the CA (PEM file) of the client certificate the API server presents to webhooks (its AdmissionConfiguration); the webhook then refuses every other caller")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", o.completeWorkloads)
+	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", root.completer().WorkloadFlag)
 	for _, name := range []string{"image", "replicas", "service-account", "health-port"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

@@ -26,7 +26,7 @@ func newDiffCommand(root *RootOptions) *cobra.Command {
 		Short:             "Show what sync would change, as unified diffs",
 		Long:              help.Text("diff.long") + exit.Help,
 		Example:           help.Text("diff.example"),
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completer().ServiceArgs,
 		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
@@ -36,7 +36,7 @@ func newDiffCommand(root *RootOptions) *cobra.Command {
 
 // Complete normalises the arguments and resolves the namespace.
 func (o *DiffOptions) Complete(_ *cobra.Command, args []string) error {
-	return o.Targets.complete(o.RootOptions, args)
+	return o.completeTargets(&o.Targets, args)
 }
 
 // Validate checks the flags before anything is read.
@@ -44,7 +44,7 @@ func (o *DiffOptions) Validate() error {
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
-	return o.Targets.validate(o.AllNamespaces)
+	return validateTargets(&o.Targets)
 }
 
 // Run prints the diffs; errors take precedence over changes in the exit code.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
@@ -52,7 +51,7 @@ func newExplainCommand(root *RootOptions) *cobra.Command {
 		Short:             "Explain why each Pod is or is not an endpoint, and where the live slices drift",
 		Long:              help.Text("explain.long") + exit.Help,
 		Example:           help.Text("explain.example"),
-		ValidArgsFunction: root.completeExplain,
+		ValidArgsFunction: root.completer().ExplainArgs,
 		RunE:              runCommand(o),
 	}
 	addPlanFlags(cmd, &o.Plan)
@@ -112,7 +111,7 @@ func (o *ExplainOptions) Validate() error {
 	if o.Local != (len(o.Filenames) > 0) {
 		return exit.Usagef("--local and -f go together: --local -f FILE|DIR")
 	}
-	if _, err := o.maxInputBytes(); err != nil {
+	if _, err := args.Size("--max-input-size", o.MaxInputSize); err != nil {
 		return err
 	}
 	if o.ServerVersion != "" && cluster.ReleaseMinor(o.ServerVersion) == 0 {
@@ -185,7 +184,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // readCluster reads the Service and its inputs; all Pods of the namespace
 // only if the selector matches none (for near misses).
 func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcile.Input, []*corev1.Pod, error) {
-	client, targets, err := o.connect(ctx, TargetFlags{names: []string{name}, namespace: o.namespace})
+	client, targets, err := o.connect(ctx, TargetFlags{Names: []string{name}, Namespace: o.namespace})
 	if err != nil {
 		return reconcile.Input{}, nil, err
 	}
@@ -205,13 +204,9 @@ func (o *ExplainOptions) readCluster(ctx context.Context, name string) (reconcil
 // -n's, or the kubeconfig's, or "default" with no kubeconfig; without -n, a
 // Service name that only one namespace of a dump holds is found there.
 func (o *ExplainOptions) readLocal(ctx context.Context, name string) (cluster.Local, error) {
-	limit, _ := o.maxInputBytes()
-	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
-	if ctx.Err() != nil {
-		return cluster.Local{}, exit.FromSignal(ctx)
-	}
+	m, err := o.readManifests(ctx)
 	if err != nil {
-		return cluster.Local{}, exit.Usagef("cannot read %v: %v", o.Filenames, err)
+		return cluster.Local{}, err
 	}
 	explicit := o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != ""
 	local, err := m.Load(o.namespace, name, explicit)
@@ -223,13 +218,4 @@ func (o *ExplainOptions) readLocal(ctx context.Context, name string) (cluster.Lo
 		return local, exit.Usagef("%v: the API server would refuse it", err)
 	}
 	return local, nil
-}
-
-// maxInputBytes parses --max-input-size.
-func (o *ExplainOptions) maxInputBytes() (int64, error) {
-	q, err := resource.ParseQuantity(o.MaxInputSize)
-	if err != nil || q.Sign() <= 0 {
-		return 0, exit.Usagef("--max-input-size must be a positive size such as 64Mi, got %q", o.MaxInputSize)
-	}
-	return q.Value(), nil
 }

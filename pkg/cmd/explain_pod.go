@@ -7,9 +7,9 @@ import (
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
-	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
@@ -71,7 +71,7 @@ func (o *ExplainOptions) runPods(ctx context.Context) error {
 		selecting, near := explain.SelectingServices(pod, in.Services)
 		views := make([]explain.ServiceView, 0, len(selecting))
 		for _, svc := range selecting {
-			v, err := o.view(ctx, reconcile.Input{Service: svc, Pods: []*corev1.Pod{pod}, Nodes: in.Nodes, Slices: serviceSlices(in.Slices, svc)})
+			v, err := o.view(ctx, reconcile.Input{Service: svc, Pods: []*corev1.Pod{pod}, Nodes: in.Nodes, Slices: in.SlicesOf(svc)})
 			if err != nil {
 				return err
 			}
@@ -117,16 +117,6 @@ func (o *ExplainOptions) view(ctx context.Context, in reconcile.Input) (explain.
 	return explain.ServiceView{Input: in, Plan: plan, ManagedBy: judge.ManagedByOf(in.Service, o.Plan.ManagedBy)}, nil
 }
 
-func serviceSlices(all []*discovery.EndpointSlice, svc *corev1.Service) []*discovery.EndpointSlice {
-	var out []*discovery.EndpointSlice
-	for _, s := range all {
-		if s.Namespace == svc.Namespace && s.Labels[discovery.LabelServiceName] == svc.Name {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // readPods reads the Pods and what judges them, from the cluster or -f.
 func (o *ExplainOptions) readPods(ctx context.Context) (cluster.PodInputs, error) {
 	var in cluster.PodInputs
@@ -158,7 +148,7 @@ func (o *ExplainOptions) readPods(ctx context.Context) (cluster.PodInputs, error
 
 // readManifests reads -f as explain svc --local does.
 func (o *ExplainOptions) readManifests(ctx context.Context) (*cluster.Manifests, error) {
-	limit, _ := o.maxInputBytes()
+	limit, _ := args.Size("--max-input-size", o.MaxInputSize)
 	m, err := cluster.ReadManifests(ctx, o.Filenames, cluster.ReadOptions{MaxBytes: limit, Stdin: o.In})
 	if ctx.Err() != nil {
 		return nil, exit.FromSignal(ctx)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"net"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,22 +11,7 @@ import (
 
 // LeaderFlags are sync --watch's flags for running in a cluster: leader
 // election among replicas and the health/metrics endpoint.
-type LeaderFlags struct {
-	Elect         bool
-	LeaseDuration time.Duration
-	RenewDeadline time.Duration
-	RetryPeriod   time.Duration
-	Name          string
-	Namespace     string
-	HealthAddr    string
-}
-
-// watchOnlyFlags are valid only with --watch; leaseFlags only with
-// --leader-elect as well.
-var (
-	leaseFlags     = []string{"leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-retry-period", "leader-elect-resource-name", "leader-elect-resource-namespace"}
-	watchOnlyFlags = append([]string{"leader-elect", "health-addr", "batch-period", "summary-interval", "concurrent-syncs"}, leaseFlags...)
-)
+type LeaderFlags = daemon.LeaderSettings
 
 func addLeaderFlags(cmd *cobra.Command, l *LeaderFlags) {
 	f := cmd.Flags()
@@ -41,36 +25,11 @@ func addLeaderFlags(cmd *cobra.Command, l *LeaderFlags) {
 	f.StringVar(&l.HealthAddr, "health-addr", "", "With --watch: serve /healthz, /readyz and /metrics on HOST:PORT (e.g. :8080; empty: off)")
 }
 
-// validateLeader checks the in-cluster flags; watch says --watch was given,
-// changed which flags were set on the command line. The lease's durations
-// are the election's to judge (daemon.Lease.Validate).
+// validateLeader checks the in-cluster flags (daemon.LeaderSettings.Validate);
+// each refusal is a usage error.
 func validateLeader(changed func(string) bool, l LeaderFlags, watch bool) error {
-	for _, name := range watchOnlyFlags {
-		if changed(name) && !watch {
-			return exit.Usagef("--%s is valid only with --watch", name)
-		}
-	}
-	for _, name := range leaseFlags {
-		if changed(name) && !l.Elect {
-			return exit.Usagef("--%s is valid only with --leader-elect", name)
-		}
-	}
-	if err := l.lease("").Validate(); err != nil {
-		return &exit.Error{Code: exit.Usage, Err: err}
-	}
-	if l.HealthAddr != "" {
-		if _, _, err := net.SplitHostPort(l.HealthAddr); err != nil {
-			return exit.Usagef("--health-addr must be HOST:PORT (e.g. :8080): %v", err)
-		}
+	if err := l.Validate(changed, watch); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	return nil
-}
-
-// lease is the election's configuration; ns is the Lease's namespace when
-// --leader-elect-resource-namespace is not given.
-func (l LeaderFlags) lease(ns string) *daemon.Lease {
-	if l.Namespace != "" {
-		ns = l.Namespace
-	}
-	return &daemon.Lease{Name: l.Name, Namespace: ns, LeaseDuration: l.LeaseDuration, RenewDeadline: l.RenewDeadline, RetryPeriod: l.RetryPeriod}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -49,13 +50,13 @@ func (o *PruneOptions) Complete(*cobra.Command, []string) error {
 
 // Validate checks the flags before anything is read.
 func (o *PruneOptions) Validate() error {
-	if err := validateDryRun(o.DryRun); err != nil {
+	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
-	if err := validateManagedBy(o.ManagedBy); err != nil {
+	if err := args.ManagedBy(o.ManagedBy); err != nil {
 		return err
 	}
-	if forceNeeded(o.ManagedBy) != nil {
+	if args.ForceNeeded(o.ManagedBy) != nil {
 		return exit.Usagef("prune deletes kubectl-slices' own slices: --managed-by must not name kube-controller-manager's value %q", o.ManagedBy)
 	}
 	return nil
@@ -75,7 +76,7 @@ func (o *PruneOptions) Run(ctx context.Context) error {
 		return exit.Describe(ns, "", err)
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+		if err := o.refuseForeign(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -38,7 +39,7 @@ func newReleaseCommand(root *RootOptions) *cobra.Command {
 		Short:             "Hand a Service's EndpointSlices and Endpoints back to kube-controller-manager",
 		Long:              help.Text("release.long"),
 		Example:           help.Text("release.example"),
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completer().ServiceArgs,
 		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
@@ -60,21 +61,21 @@ func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
 		}
 		o.Wait = d
 	}
-	return o.Targets.complete(o.RootOptions, args)
+	return o.completeTargets(&o.Targets, args)
 }
 
 // Validate checks the flags before anything is read.
 func (o *ReleaseOptions) Validate() error {
-	if err := validateDryRun(o.DryRun); err != nil {
+	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
-	if err := validateManagedBy(o.ManagedBy); err != nil {
+	if err := args.ManagedBy(o.ManagedBy); err != nil {
 		return err
 	}
-	if err := forceNeeded(o.ManagedBy); err != nil {
+	if err := args.ForceNeeded(o.ManagedBy); err != nil {
 		return exit.Usagef("release hands slices back to kube-controller-manager: --managed-by must name kubectl-slices' own value, not %q", o.ManagedBy)
 	}
-	return o.Targets.validate(o.AllNamespaces)
+	return validateTargets(&o.Targets)
 }
 
 // Run releases each selected Service, several at once.
@@ -84,7 +85,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
+		if err := o.refuseForeign(ctx, client, o.ManagedBy, apply.FieldManager); err != nil {
 			return err
 		}
 	}
@@ -99,7 +100,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 		return exit.FromSignal(ctx)
 	}
 	report := printers.ReleaseReport{Out: o.Out, ErrOut: o.ErrOut, St: printers.StyleFor(o.Color, o.Out), ErrSt: printers.StyleFor(o.Color, o.ErrOut),
-		Named: len(o.Targets.names) > 0, ManagedBy: o.ManagedBy, DryRun: printers.DryRunSuffix(o.DryRun)}
+		Named: len(o.Targets.Names) > 0, ManagedBy: o.ManagedBy, DryRun: printers.DryRunSuffix(o.DryRun)}
 	runs, rels := make([]syncer.Outcome, len(targets)), make([]printers.Release, 0, len(targets))
 	for i, t := range targets {
 		runs[i] = syncer.Outcome{Namespace: t.Namespace, Name: t.Name}

@@ -4,16 +4,17 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/transport"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
+	"github.com/kubectl-slices/kubectl-slices/pkg/profiling"
 )
 
 // RootOptions are the flags every command shares.
@@ -75,15 +76,15 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 		}
 		o.limitsGiven = c.Flags().Changed("qps") || c.Flags().Changed("burst")
 		if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {
-			return validNamespace(*ns)
+			return args.Namespace(*ns)
 		}
 		return nil
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exit.Usagef("%v\nSee '%s --help' for usage.", err, c.CommandPath())
 	})
-	registerCompletions(cmd, o)
-	addProfiling(cmd)
+	o.completer().Register(cmd)
+	profiling.AddFlags(cmd, func(msg string) error { return exit.Usagef("%s", msg) })
 	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), help.NewOptionsCommand(o.Out))
 	help.Setup(cmd, help.Groups(cmd))
@@ -118,14 +119,5 @@ func (o *RootOptions) Namespace() (string, error) {
 	if err != nil {
 		return "", exit.Usagef("cannot load kubeconfig: %v", err)
 	}
-	return ns, validNamespace(ns)
-}
-
-// validNamespace refuses a namespace no object can be in (-n 'BAD NS'), as
-// a usage error before any request.
-func validNamespace(ns string) error {
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return exit.Usagef("%q is not a valid namespace: %s", ns, errs[0])
-	}
-	return nil
+	return ns, args.Namespace(ns)
 }

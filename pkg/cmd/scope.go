@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
-	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // command is kubectl's shape of a command: Complete fills in what the flags
@@ -47,13 +46,4 @@ func (o *RootOptions) scopeNamespace() (string, error) {
 func addDryRunFlag(cmd *cobra.Command, d *apply.DryRun, does, each string) {
 	cmd.Flags().StringVar((*string)(d), "dry-run", string(apply.DryRunNone), fmt.Sprintf(`"none" %s; "client" sends nothing; "server" sends %s with dryRun=All`, does, each))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
-}
-
-// validateDryRun checks a --dry-run value.
-func validateDryRun(d apply.DryRun) error {
-	switch d {
-	case apply.DryRunNone, apply.DryRunClient, apply.DryRunServer:
-		return nil
-	}
-	return exit.Usagef(`--dry-run must be "none", "client" or "server", got %q`, d)
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
@@ -57,7 +58,7 @@ func newSyncCommand(root *RootOptions) *cobra.Command {
 		Short:             "Write a Service's EndpointSlices as kube-controller-manager would",
 		Long:              help.Text("sync.long") + exit.Help,
 		Example:           help.Text("sync.example"),
-		ValidArgsFunction: root.completeServices,
+		ValidArgsFunction: root.completer().ServiceArgs,
 		RunE:              runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
@@ -79,12 +80,12 @@ func newSyncCommand(root *RootOptions) *cobra.Command {
 // Complete normalises the arguments and resolves the namespace.
 func (o *SyncOptions) Complete(c *cobra.Command, args []string) error {
 	o.changed = c.Flags().Changed
-	return o.Targets.complete(o.RootOptions, args)
+	return o.completeTargets(&o.Targets, args)
 }
 
 // Validate checks every flag before anything is read.
 func (o *SyncOptions) Validate() error {
-	if err := validateDryRun(o.DryRun); err != nil {
+	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
 	switch o.Output {
@@ -105,11 +106,11 @@ func (o *SyncOptions) Validate() error {
 		return err
 	}
 	if !o.Force {
-		if err := forceNeeded(o.Plan.ManagedBy); err != nil {
+		if err := args.ForceNeeded(o.Plan.ManagedBy); err != nil {
 			return err
 		}
 	}
-	return o.Targets.validate(o.AllNamespaces)
+	return validateTargets(&o.Targets)
 }
 
 // Run syncs each selected Service; one failure does not stop the others.
@@ -127,7 +128,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	if !o.Force {
-		if err := o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
+		if err := o.refuseForeign(ctx, client, o.Plan.ManagedBy, o.FieldManager); err != nil {
 			return err
 		}
 	}
@@ -160,18 +161,12 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 // line each and returns the outcomes with those failures folded in, so they
 // count for the exit code like any other.
 func (o *SyncOptions) syncEndpoints(ctx context.Context, client kubernetes.Interface, runs []syncer.Outcome, write apply.Options, report printers.SyncReport) []syncer.Outcome {
-	get := syncer.GetEndpoints(client)
 	runs = append([]syncer.Outcome(nil), runs...)
-	for i, run := range runs {
-		svc := run.Input.Service
-		if run.Err != nil || svc == nil {
-			continue
-		}
-		er := syncer.SyncEndpoints(ctx, client, svc, run.Input.Pods, syncer.EndpointsOptions{Lookup: get, Retry: get, ManagedBy: o.Plan.ManagedBy, Write: write})
+	syncer.EndpointsAfter(ctx, client, runs, o.Plan.ManagedBy, write, func(i int, er syncer.EndpointsOutcome) {
 		if er.Err != nil {
-			runs[i].Err = exit.Describe(svc.Namespace, svc.Name, er.Err)
+			runs[i].Err = exit.Describe(runs[i].Namespace, runs[i].Name, er.Err)
 		}
-		report.Endpoints(run.Namespace, run.Name, er, runs[i].Err)
-	}
+		report.Endpoints(runs[i].Namespace, runs[i].Name, er, runs[i].Err)
+	})
 	return runs
 }

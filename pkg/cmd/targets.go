@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
@@ -14,45 +13,37 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
-// TargetFlags select Services: names, -l, or --all. Complete fills in the
-// names and the namespace once; Validate and Run read them.
-type TargetFlags struct {
-	Selector string
-	All      bool
-	// names are the Services named as arguments; namespace is -n's or the
-	// kubeconfig's.
-	names     []string
-	namespace string
-}
+// TargetFlags select Services: names, -l, or --all, with -n or -A.
+// Complete fills in the names and the namespace, Validate parses the
+// selector; Run reads them.
+type TargetFlags = syncer.Selection
 
-// complete normalises the arguments and resolves the namespace, once.
-func (t *TargetFlags) complete(o *RootOptions, argv []string) error {
+// completeTargets normalises the arguments and resolves the namespace, once.
+func (o *RootOptions) completeTargets(t *TargetFlags, argv []string) error {
 	var err error
-	if t.names, err = args.Services(argv); err != nil {
+	if t.Names, err = args.Services(argv); err != nil {
 		return err
 	}
-	t.namespace, err = o.Namespace()
+	t.AllNamespaces = o.AllNamespaces
+	t.Namespace, err = o.Namespace()
 	return err
 }
 
-// validate checks the selection before anything is read.
-func (t TargetFlags) validate(allNamespaces bool) error {
-	return args.Selection{Names: t.names, Selector: t.Selector, All: t.All, AllNamespaces: allNamespaces}.Validate()
+// validateTargets checks the selection before anything is read and parses
+// its selector.
+func validateTargets(t *TargetFlags) error {
+	var err error
+	*t, err = args.Select(*t)
+	return err
 }
 
-// connect builds the client and resolves the selected Services: names
-// in -n's namespace (or the kubeconfig's), -l and --all in it or, with -A,
-// in every namespace.
+// connect builds the client and resolves the selected Services.
 func (o *RootOptions) connect(ctx context.Context, t TargetFlags) (kubernetes.Interface, []syncer.Target, error) {
 	client, err := o.Clientset()
 	if err != nil {
 		return nil, nil, err
 	}
-	sel := syncer.Selection{Namespace: t.namespace, Names: t.names, Selector: t.Selector}
-	if len(t.names) == 0 && o.AllNamespaces {
-		sel.Namespace = metav1.NamespaceAll
-	}
-	targets, err := syncer.Resolve(ctx, client, sel)
+	targets, err := syncer.Resolve(ctx, client, t)
 	var re *syncer.ResolveError
 	if errors.As(err, &re) {
 		return nil, nil, exit.Describe(re.Namespace, re.Name, re.Err)

@@ -2,42 +2,21 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
-	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
-	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
 
 // WatchFlags are sync's --watch flags.
-type WatchFlags struct {
-	Watch           bool
-	BatchPeriod     time.Duration
-	SummaryInterval time.Duration
-	Workers         int
-	// Standby: write a Service's slices only once kube-controller-manager
-	// has failed it for TakeoverAfter; hand them back after HandbackHold.
-	Standby       bool
-	TakeoverAfter time.Duration
-	HandbackHold  time.Duration
-}
-
-// Defaults of --takeover-after and --handback-hold; the README explains the
-// threshold from measurements of the controller's lag under churn.
-const (
-	defaultTakeoverAfter = 5 * time.Second
-	defaultHandbackHold  = 30 * time.Second
-)
+type WatchFlags = daemon.LoopSettings
 
 func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 	cmd.Flags().BoolVarP(&w.Watch, "watch", "w", false, "Keep the slices current until interrupted, as the controller would (one line per write)")
@@ -45,8 +24,8 @@ func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 	cmd.Flags().DurationVar(&w.SummaryInterval, "summary-interval", time.Minute, "With --watch: print a summary line this often (0 for never)")
 	cmd.Flags().IntVar(&w.Workers, "concurrent-syncs", 5, "With --watch: Services synced at once (as kube-controller-manager's --concurrent-service-endpoint-syncs)")
 	cmd.Flags().BoolVar(&w.Standby, "standby", false, "With --watch: stand by beside kube-controller-manager; write a Service's slices only once the controller has failed it for --takeover-after, and hand them back when it recovers")
-	cmd.Flags().DurationVar(&w.TakeoverAfter, "takeover-after", defaultTakeoverAfter, "With --standby: how long the controller's slices may differ from the desired ones, counted from when the loop observed the change and restarted by the controller's progress, before ours are written")
-	cmd.Flags().DurationVar(&w.HandbackHold, "handback-hold", defaultHandbackHold, "With --standby: how long the controller's slices must stay current before ours are deleted")
+	cmd.Flags().DurationVar(&w.TakeoverAfter, "takeover-after", daemon.DefaultTakeoverAfter, "With --standby: how long the controller's slices may differ from the desired ones, counted from when the loop observed the change and restarted by the controller's progress, before ours are written")
+	cmd.Flags().DurationVar(&w.HandbackHold, "handback-hold", daemon.DefaultHandbackHold, "With --standby: how long the controller's slices must stay current before ours are deleted")
 }
 
 func (o *SyncOptions) validateWatch() error {
@@ -58,14 +37,8 @@ func (o *SyncOptions) validateWatch() error {
 	if err := validateLeader(changed, o.Leader, w.Watch); err != nil {
 		return err
 	}
-	if (changed("takeover-after") || changed("handback-hold")) && !w.Standby {
-		return exit.Usagef("--takeover-after and --handback-hold tune --standby: add --standby")
-	}
-	if w.Standby && !w.Watch {
-		return exit.Usagef("--standby stands by beside kube-controller-manager in the watch loop: add --watch")
-	}
-	if w.Standby && len(reconcile.OurValues(o.Plan.ManagedBy)) > 1 {
-		return exit.Usagef("--standby stands by beside kube-controller-manager, and --managed-by %s is its own value: drop one of them", o.Plan.ManagedBy)
+	if err := w.ValidateStandby(changed, o.Plan.ManagedBy); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	if !w.Watch {
 		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" || o.Webhook.ClientCAFile != "" {
@@ -81,12 +54,9 @@ func (o *SyncOptions) validateWatch() error {
 		return exit.Usagef("--watch writes; it cannot be combined with --dry-run")
 	case o.Output != "" && o.Output != "json":
 		return exit.Usagef("with --watch, -o may only be json (one object per line)")
-	case w.BatchPeriod < 0 || w.SummaryInterval < 0:
-		return exit.Usagef("--batch-period and --summary-interval must not be negative")
-	case w.Workers < 1:
-		return exit.Usagef("--concurrent-syncs must be at least 1")
-	case w.Standby && (w.TakeoverAfter <= 0 || w.HandbackHold < 0):
-		return exit.Usagef("--takeover-after must be positive and --handback-hold not negative")
+	}
+	if err := w.ValidateLoop(); err != nil {
+		return exit.Usagef("%v", err)
 	}
 	return nil
 }
@@ -95,8 +65,6 @@ func (o *SyncOptions) validateWatch() error {
 // Targets are the same as one-shot sync's, kept as a filter: names in the
 // namespace, -l by label, --all every Service (of every namespace with -A).
 func (o *SyncOptions) runWatch(ctx context.Context) error {
-	daemon.TuneGC()
-	go daemon.CollectWhenQuiet(ctx, daemon.QuietGCInterval)
 	// The first pass over the Services, on a terminal; the loop's lines
 	// clear it first so that each starts on a clean line.
 	bar := progress.Start(o.ErrOut, 0)
@@ -105,25 +73,18 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ns := o.Targets.namespace
+	ns := o.Targets.Namespace
 	opts := controller.Options{
-		Plan:            o.Plan.options(),
-		Write:           apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers, Grace: o.ShutdownGrace},
-		BatchPeriod:     o.WatchFlags.BatchPeriod,
-		Workers:         o.WatchFlags.Workers,
-		SummaryInterval: o.WatchFlags.SummaryInterval,
-		Report:          report,
-		WithEndpoints:   o.WithEndpoints,
+		Plan:          o.Plan.options(),
+		Write:         apply.Options{ManagedBy: o.Plan.ManagedBy, FieldManager: o.FieldManager, DryRun: apply.DryRunNone, Workers: o.Workers, Grace: o.ShutdownGrace},
+		Report:        report,
+		WithEndpoints: o.WithEndpoints,
 	}
-	if o.WatchFlags.Standby {
-		opts.Standby = &standby.Config{TakeoverAfter: o.WatchFlags.TakeoverAfter, HandbackHold: o.WatchFlags.HandbackHold, ManagedBy: o.Plan.ManagedBy}
-	}
-	if err := daemon.Scope(&opts, ns, o.AllNamespaces, o.Targets.names, o.Targets.Selector); err != nil {
-		return exit.Usagef("invalid selector %s: %s", english.QuoteClip(o.Targets.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
-	}
+	o.WatchFlags.Apply(&opts, o.Plan.ManagedBy)
+	daemon.Scope(&opts, o.Targets)
 	if !o.Force {
 		opts.BeforeWrites = func(ctx context.Context) error {
-			return o.refuseTakeover(ctx, client, o.Plan.ManagedBy, o.FieldManager)
+			return o.refuseForeign(ctx, client, o.Plan.ManagedBy, o.FieldManager)
 		}
 	}
 	return o.runController(ctx, client, ns, opts, bar)
@@ -144,26 +105,7 @@ func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Inter
 		cfg.Webhook.AllowSelf = true
 	}
 	if o.Leader.Elect {
-		cfg.Lease = o.Leader.lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
+		cfg.Lease = o.Leader.Lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
 	}
-	return daemonError(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
-}
-
-// daemonError words an error that stopped the process: its configuration
-// is a usage error, what it already worded stays as it is.
-func daemonError(ns, scope string, err error) error {
-	var ce *daemon.ConfigError
-	var ae *daemon.APIError
-	var ee *exit.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ee):
-		return ee // worded already (a takeover refused before the first write)
-	case errors.As(err, &ce):
-		return &exit.Error{Code: exit.Usage, Err: ce}
-	case errors.As(err, &ae):
-		return &exit.Error{Code: exit.API, Err: ae}
-	}
-	return exit.Loop(ns, scope, err)
+	return exit.Process(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
 }

@@ -6,10 +6,10 @@ import (
 	"os"
 	"runtime/debug"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // TuneGC sets the garbage collector for a long-running cache, unless GOGC
@@ -23,30 +23,21 @@ func TuneGC() {
 	}
 }
 
-// Scope sets the loop's scope from a sync selection, kept as a filter:
-// Services named are keys in ns; otherwise -l (selector) picks by label,
-// or --all ("") every Service, in ns or, with allNamespaces, everywhere.
-// An invalid selector is returned as labels.Parse words it.
-func Scope(loop *controller.Options, ns string, allNamespaces bool, names []string, selector string) error {
-	loop.Namespace, loop.Names, loop.Selector = ns, nil, labels.Everything()
-	if allNamespaces {
-		loop.Namespace = metav1.NamespaceAll
-	}
-	if len(names) > 0 {
+// Scope sets the loop's scope from a command's selection, kept as a
+// filter: Services named are keys in its namespace; otherwise its parsed
+// selector (-l) picks by label, or none (--all) every Service, in the
+// namespace or, with -A, everywhere.
+func Scope(loop *controller.Options, sel syncer.Selection) {
+	loop.Namespace, loop.Names, loop.Selector = sel.Listed(), nil, labels.Everything()
+	if len(sel.Names) > 0 {
 		loop.Names = map[string]bool{}
-		for _, n := range names {
-			loop.Names[ns+"/"+n] = true
+		for _, n := range sel.Names {
+			loop.Names[sel.Namespace+"/"+n] = true
 		}
-		loop.Namespace = ns
 	}
-	if selector != "" {
-		sel, err := labels.Parse(selector)
-		if err != nil {
-			return err
-		}
-		loop.Selector = sel
+	if sel.Labels != nil {
+		loop.Selector = sel.Labels
 	}
-	return nil
 }
 
 // RunLoop is Run for the loop, which a signal stops: what the signal cut

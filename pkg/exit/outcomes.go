@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -50,6 +51,27 @@ func Cluster(err error) error {
 		return &Error{Code: API, Err: fmt.Errorf("%s", unreachable(err))}
 	}
 	return &Error{Code: classify(err), Err: err}
+}
+
+// Process words an error that stopped the long-running process (the loop
+// or the webhook, pkg/daemon) over scope: its configuration is a usage
+// error, what it or the command already worded stays as it is, anything
+// else is worded as Loop words it.
+func Process(ns, scope string, err error) error {
+	var ce *daemon.ConfigError
+	var ae *daemon.APIError
+	var ee *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return ee // worded already (another tool's slices refused before the first write)
+	case errors.As(err, &ce):
+		return &Error{Code: Usage, Err: ce}
+	case errors.As(err, &ae):
+		return &Error{Code: API, Err: ae}
+	}
+	return Loop(ns, scope, err)
 }
 
 // Loop describes an error that stopped the long-running loop over scope

@@ -20,6 +20,6 @@
 // says what it skipped). It also lists the controllers' slices once more,
 // paged and with the managedFields the cache drops, for
 // explain.ForeignWriters: a hint at slices under a controller's value that
-// another field manager wrote. CheckTakeover refuses a writing run under a
+// another field manager wrote. CheckForeign refuses a writing run under a
 // managed-by value whose slices kubectl-slices did not write.
 package lifecycle

@@ -5,17 +5,35 @@ import (
 	"sort"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 )
 
-// Selection is which Services a command names: Names in Namespace, or,
-// with none, those matching Selector in Namespace ("" for all).
+// Selection is which Services a command selects, the one form every
+// command and the loop share: Names in Namespace (-n's or the
+// kubeconfig's), or, with none, those matching Selector (-l; every one with
+// All, --all) in Namespace or, with AllNamespaces (-A), in every namespace.
+// Labels is Selector parsed, once, by the command's validation
+// (args.Select); nil when no selector is given.
 type Selection struct {
-	Namespace string
-	Names     []string
-	Selector  string
+	Namespace     string
+	Names         []string
+	Selector      string
+	Labels        labels.Selector
+	All           bool
+	AllNamespaces bool
+}
+
+// Listed is the namespace a selection by label lists: Namespace, or every
+// one ("") with -A; names are always looked up in Namespace.
+func (s Selection) Listed() string {
+	if s.AllNamespaces && len(s.Names) == 0 {
+		return metav1.NamespaceAll
+	}
+	return s.Namespace
 }
 
 // ResolveError is a read that stopped resolving a selection; Name is ""
@@ -52,9 +70,9 @@ func Resolve(ctx context.Context, client kubernetes.Interface, sel Selection) ([
 			}
 		}
 	} else {
-		svcs, err := cluster.Reader{Client: client}.Services(ctx, sel.Namespace, sel.Selector)
+		svcs, err := cluster.Reader{Client: client}.Services(ctx, sel.Listed(), sel.Selector)
 		if err != nil {
-			return nil, &ResolveError{Namespace: sel.Namespace, Err: err}
+			return nil, &ResolveError{Namespace: sel.Listed(), Err: err}
 		}
 		for _, svc := range svcs {
 			out = append(out, Target{Service: svc, Namespace: svc.Namespace, Name: svc.Name})

@@ -1,18 +1,16 @@
-package cmd
+package profiling
 
 import (
 	"slices"
 
 	"github.com/spf13/cobra"
-
-	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
-	"github.com/kubectl-slices/kubectl-slices/pkg/profiling"
 )
 
-// addProfiling adds kubectl's hidden --profile flags, for performance work:
-// a CPU profile of one run, or the live heap at its end (after a GC), which
-// is what a long-running --watch keeps resident.
-func addProfiling(cmd *cobra.Command) {
+// AddFlags adds kubectl's hidden --profile and --profile-output flags to
+// cmd, for performance work, and profiles every run of its commands: the
+// profile starts before cmd's PersistentPreRunE and is written after the
+// command. bad words the error of a --profile value that is not a Kind.
+func AddFlags(cmd *cobra.Command, bad func(msg string) error) {
 	var kind, output string
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&kind, "profile", "none", "Profile to write: none, cpu or heap")
@@ -22,11 +20,11 @@ func addProfiling(cmd *cobra.Command) {
 	var stop func()
 	pre := cmd.PersistentPreRunE
 	cmd.PersistentPreRunE = func(c *cobra.Command, args []string) error {
-		if !slices.Contains(profiling.Kinds, kind) {
-			return exit.Usagef("--profile must be none, cpu or heap")
+		if !slices.Contains(Kinds, kind) {
+			return bad("--profile must be none, cpu or heap")
 		}
 		var err error
-		if stop, err = profiling.Start(c.Context(), kind, output); err != nil {
+		if stop, err = Start(c.Context(), kind, output); err != nil {
 			return err
 		}
 		return pre(c, args)

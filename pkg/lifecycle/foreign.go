@@ -11,18 +11,19 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// TakeoverError: slices labelled with the run's managed-by value exist that
-// kubectl-slices did not write. It names them (the first few).
-type TakeoverError struct {
+// ForeignError: the run's managed-by value is another tool's, as slices
+// labelled with it that kubectl-slices did not write show. It names them
+// (the first few).
+type ForeignError struct {
 	ManagedBy string
 	// Slices are namespace/name, in list order.
 	Slices []string
 }
 
-// maxNamed bounds the slices a TakeoverError names.
+// maxNamed bounds the slices a ForeignError names.
 const maxNamed = 5
 
-func (e *TakeoverError) Error() string {
+func (e *ForeignError) Error() string {
 	named := e.Slices
 	more := ""
 	if len(named) > maxNamed {
@@ -36,7 +37,7 @@ func (e *TakeoverError) Error() string {
 		e.ManagedBy, what, strings.Join(named, ", "), more, verbs, them)
 }
 
-// CheckTakeover lists the slices of namespace ("" for all) labelled with
+// CheckForeign lists the slices of namespace ("" for all) labelled with
 // each value a run under managedBy writes (selected by label on the server)
 // and refuses the run when any of them shows no trace of our field managers
 // (apply.FieldManager and the run's own): the value then belongs to another
@@ -50,7 +51,7 @@ func (e *TakeoverError) Error() string {
 // Our default value is kubectl-slices' own name, guarded by the webhook
 // where it is deployed: it is not checked, which keeps a run's requests as
 // they were (one list fewer per run).
-func CheckTakeover(ctx context.Context, client kubernetes.Interface, namespace, managedBy, fieldManager string) error {
+func CheckForeign(ctx context.Context, client kubernetes.Interface, namespace, managedBy, fieldManager string) error {
 	if managedBy == reconcile.DefaultManagedBy {
 		return nil
 	}
@@ -67,5 +68,5 @@ func CheckTakeover(ctx context.Context, client kubernetes.Interface, namespace, 
 	if len(foreign) == 0 {
 		return nil
 	}
-	return &TakeoverError{ManagedBy: managedBy, Slices: foreign}
+	return &ForeignError{ManagedBy: managedBy, Slices: foreign}
 }

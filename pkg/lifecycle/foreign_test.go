@@ -26,7 +26,7 @@ func writtenBy(s *discovery.EndpointSlice, managers ...string) *discovery.Endpoi
 // field manager is another tool's: the run is refused, naming them. A trace
 // of ours (also the run's own --field-manager) lets it proceed, and slices
 // of other values never count.
-func TestCheckTakeover(t *testing.T) {
+func TestCheckForeign(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
@@ -47,8 +47,8 @@ func TestCheckTakeover(t *testing.T) {
 				objs = append(objs, s)
 			}
 			client := fake.NewClientset(objs...)
-			err := CheckTakeover(ctx, client, "shop", "mesh.example.io", tc.fm)
-			var te *TakeoverError
+			err := CheckForeign(ctx, client, "shop", "mesh.example.io", tc.fm)
+			var te *ForeignError
 			switch {
 			case tc.refuse == "" && err != nil:
 				t.Fatalf("refused: %v", err)
@@ -60,15 +60,15 @@ func TestCheckTakeover(t *testing.T) {
 }
 
 // Our own default value is not checked: no request, no refusal.
-func TestCheckTakeoverSkipsOurDefault(t *testing.T) {
+func TestCheckForeignSkipsOurDefault(t *testing.T) {
 	client := fake.NewClientset(writtenBy(slice("web-k", "web", reconcile.DefaultManagedBy), "x"))
-	if err := CheckTakeover(context.Background(), client, "shop", reconcile.DefaultManagedBy, ""); err != nil || len(client.Actions()) != 0 {
+	if err := CheckForeign(context.Background(), client, "shop", reconcile.DefaultManagedBy, ""); err != nil || len(client.Actions()) != 0 {
 		t.Errorf("default value: %v after %d requests", err, len(client.Actions()))
 	}
 }
 
-func TestTakeoverErrorNamesAFew(t *testing.T) {
-	e := &TakeoverError{ManagedBy: "m", Slices: []string{"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}}
+func TestForeignErrorNamesAFew(t *testing.T) {
+	e := &ForeignError{ManagedBy: "m", Slices: []string{"a/1", "a/2", "a/3", "a/4", "a/5", "a/6", "a/7"}}
 	want := `refusing to write under managed-by "m": EndpointSlices a/1, a/2, a/3, a/4, a/5 and 2 more carry it but were not written by kubectl-slices (another tool's value?); pick another --managed-by, or pass --force to take them over`
 	if e.Error() != want {
 		t.Errorf("got  %s\nwant %s", e.Error(), want)

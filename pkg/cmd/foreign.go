@@ -10,20 +10,20 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
 )
 
-// refuseTakeover runs lifecycle.CheckTakeover over the run's scope (-n's
+// refuseForeign runs lifecycle.CheckForeign over the run's scope (-n's
 // namespace, or every one with -A) before anything is written. A refusal is
-// a usage error (exit 2), as forceNeeded's: the flags name another tool's
+// a usage error (exit 2), as args.ForceNeeded's: the flags name another tool's
 // value, and --force is the answer.
-func (o *RootOptions) refuseTakeover(ctx context.Context, client kubernetes.Interface, managedBy, fieldManager string) error {
+func (o *RootOptions) refuseForeign(ctx context.Context, client kubernetes.Interface, managedBy, fieldManager string) error {
 	ns, err := o.scopeNamespace()
 	if err != nil {
 		return err
 	}
-	err = lifecycle.CheckTakeover(ctx, client, ns, managedBy, fieldManager)
-	var te *lifecycle.TakeoverError
+	err = lifecycle.CheckForeign(ctx, client, ns, managedBy, fieldManager)
+	var fe *lifecycle.ForeignError
 	switch {
-	case errors.As(err, &te):
-		return &exit.Error{Code: exit.Usage, Err: te}
+	case errors.As(err, &fe):
+		return &exit.Error{Code: exit.Usage, Err: fe}
 	case err != nil && ctx.Err() != nil:
 		return exit.FromSignal(ctx)
 	case err != nil:

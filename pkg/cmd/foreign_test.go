@@ -15,7 +15,7 @@ import (
 // Writing under a value another tool's slice carries is a usage error
 // (exit 2) naming the slice, with nothing written, for every writing
 // command; --force proceeds.
-func TestTakeoverRefusedThroughCobra(t *testing.T) {
+func TestForeignRefusedThroughCobra(t *testing.T) {
 	objs := func() []runtime.Object {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
