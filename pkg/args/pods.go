@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
@@ -45,11 +46,11 @@ func Pods(args []string) ([]string, error) {
 	for _, a := range args {
 		typ, name, _ := strings.Cut(a, "/")
 		if !IsPodType(typ) {
-			return nil, exit.Usagef("%s is not a Pod: name every Pod as pod/NAME (explain takes Pods or one Service, not both)", exit.Quote(a))
+			return nil, exit.Usagef("%s is not a Pod: name every Pod as pod/NAME (explain takes Pods or one Service, not both)", exit.Quote(english.Clip(a, english.ClipLen)))
 		}
 		// The API server names Pods by DNS-1123 subdomains.
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-			return nil, exit.Usagef("%q is not a Pod name: %s", a, errs[0])
+			return nil, exit.Usagef("%s is not a Pod name: %s", english.QuoteClip(a, english.ClipLen), errs[0])
 		}
 		out = append(out, name)
 	}

@@ -32,3 +32,15 @@ func TestPods(t *testing.T) {
 		t.Error("NamesPods")
 	}
 }
+
+// An error about a 70 KB argument quotes its first 200 bytes and says how
+// many more there were.
+func TestPodsHugeClipped(t *testing.T) {
+	v := strings.Repeat("a", 70_000)
+	for _, in := range [][]string{{"pod/" + v}, {"pod/a", v + "/x"}} {
+		_, err := Pods(in)
+		if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "... (") {
+			t.Errorf("Pods(%.20v): %.300v", in, err)
+		}
+	}
+}

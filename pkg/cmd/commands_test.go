@@ -397,7 +397,7 @@ func TestDeployCommand(t *testing.T) {
 	if len(r.Client.Actions()) != 0 || !strings.Contains(r.Out, `"kind": "List"`) || !strings.Contains(r.Out, `"namespace": "`+testNS+`"`) {
 		t.Errorf("deploy made %d requests; stdout:\n%.400s", len(r.Client.Actions()), r.Out)
 	}
-	r = runFake(t, nil, "deploy", "--sidecar-for", "deploy/web", "-n", testNS, "--patch")
+	r = runFake(t, sharingWorkloads(false), "deploy", "--sidecar-for", "deploy/web", "-n", testNS, "--patch")
 	mustCode(t, r, exit.OK)
 	mustCode(t, runFake(t, nil, "deploy", "--sidecar-for", "pod/web", "-n", testNS), exit.Usage)
 }

@@ -142,6 +142,9 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 	if o.Webhook && len(o.WebhookSources) == 0 && len(o.PodCIDRs) == 0 {
 		o.nodes = o.readNodePodCIDRs(ctx)
 	}
+	if err := o.checkSidecarWorkload(ctx); err != nil {
+		return err
+	}
 	out, err := deploy.Render(o.request())
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -31,7 +32,7 @@ func (o *ExplainOptions) validatePodOrIP() error {
 			return exit.Usagef("--ip takes no Service, Pod or -l: kubectl slices explain --ip ADDRESS")
 		}
 		if _, err := netip.ParseAddr(o.IP); err != nil {
-			return exit.Usagef("--ip must be an IPv4 or IPv6 address such as 10.244.3.16 or fd00::10, got %q", o.IP)
+			return exit.Usagef("--ip must be an IPv4 or IPv6 address such as 10.244.3.16 or fd00::10, got %s", english.QuoteClip(o.IP, english.ClipLen))
 		}
 		return nil
 	}
@@ -45,7 +46,7 @@ func (o *ExplainOptions) validatePodOrIP() error {
 		return exit.Usagef("name the Pod to explain: pod/NAME, or pod -l SELECTOR")
 	}
 	if _, err := labels.Parse(o.Selector); err != nil {
-		return exit.Usagef("-l %q is not a label selector: %v", o.Selector, err)
+		return exit.Usagef("-l %s is not a label selector: %s", english.QuoteClip(o.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
 	}
 	return nil
 }

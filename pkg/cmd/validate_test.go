@@ -56,6 +56,10 @@ func TestHugeValuesClipped(t *testing.T) {
 		{"sync", "-l", "app=" + v},
 		{"sync", "--watch", "-l", "app=" + v},
 		{"sync", "svc/" + v},
+		{"explain", "pod/" + v},
+		{"explain", "--ip", v},
+		{"explain", "pod", "-l", "app=" + v},
+		{"explain", "pod", "-l", v + "!"},
 	} {
 		_, errOut, code := runCmd(t, args...)
 		if code != exit.Usage || len(errOut) > 700 || !strings.Contains(errOut, `"... (`) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {

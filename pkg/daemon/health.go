@@ -50,8 +50,11 @@ func listenHealth(addr string) (net.Listener, error) {
 // probes (a connection each) and a metrics scraper (one kept-alive
 // connection, reopened if it idles past the scrape interval), so a few
 // dozen connections is plenty, and anything more is a peer holding them.
+// One remote address holds at most 32, so that a peer (the NetworkPolicy
+// leaves the port open to every Pod) cannot keep out the kubelet's probes,
+// which come from the node's address.
 var healthLimits = serve.Limits{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second,
-	WriteTimeout: 30 * time.Second, IdleTimeout: 10 * time.Second, MaxConns: 256}
+	WriteTimeout: 30 * time.Second, IdleTimeout: 10 * time.Second, MaxConns: 256, MaxPerSource: 32}
 
 // serveHealth serves /healthz, /readyz and /metrics on ln until ctx is done.
 func serveHealth(ctx context.Context, ln net.Listener, reg *prometheus.Registry, ready, healthy func() error, watchdog *leaderelection.HealthzAdaptor) {

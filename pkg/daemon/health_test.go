@@ -3,12 +3,14 @@ package daemon
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,8 +47,16 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// refused says whether err is the server closing the connection: at its
+// idle or header timeout, or at once past the connection bound.
+func refused(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
 // The health server closes kept-alive connections left idle, and one that
-// never sends a request, and serves a bounded number at once.
+// never sends a request, and serves a bounded number at once, closing the
+// others at once. The counting listener lies under the bound, so it also
+// counts, for a moment, the one connection being closed at the bound.
 func TestHealthServerLimits(t *testing.T) {
 	saved := healthLimits
 	defer func() { healthLimits = saved }()
@@ -86,13 +96,16 @@ func TestHealthServerLimits(t *testing.T) {
 			if i < n { // the last one never asks
 				fmt.Fprint(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 				resp, err := http.ReadResponse(br, nil)
+				if refused(err) {
+					return
+				}
 				if err != nil {
 					errs <- err
 					return
 				}
 				resp.Body.Close()
 			}
-			if _, err := br.ReadByte(); err != io.EOF {
+			if _, err := br.ReadByte(); !refused(err) {
 				errs <- fmt.Errorf("idle connection: %v, want closed by the server", err)
 			}
 		}()
@@ -104,7 +117,7 @@ func TestHealthServerLimits(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("%d idle connections closed in %v, at most %d served at once", n+1, took.Round(time.Millisecond), counted.most.Load())
-	if m := counted.most.Load(); m > int64(healthLimits.MaxConns) || took > 20*time.Second {
+	if m := counted.most.Load(); m > int64(healthLimits.MaxConns)+1 || took > 20*time.Second {
 		t.Fatalf("at most %d served at once (bound %d), all closed in %v", m, healthLimits.MaxConns, took)
 	}
 }

@@ -122,3 +122,14 @@ func tokenVolume() corev1.Volume {
 		},
 	}}}
 }
+
+// CheckSharedProcesses refuses a workload whose Pods share one process
+// namespace: there a workload container reads the sidecar's files through
+// /proc/PID/root, the token the patch keeps out of its reach included.
+func CheckSharedProcesses(w Workload, pod corev1.PodSpec) error {
+	if pod.ShareProcessNamespace == nil || !*pod.ShareProcessNamespace {
+		return nil
+	}
+	return fmt.Errorf("%s/%s sets shareProcessNamespace: true, so its containers could read the loop's token "+
+		"through /proc; run the loop as its own Deployment instead (kubectl slices deploy --namespace-scoped)", w.Resource, w.Name)
+}

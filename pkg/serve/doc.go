@@ -2,12 +2,12 @@
 // (the admission webhook and the /healthz, /readyz and /metrics server):
 // header, request, response and idle timeouts, so that a connection that
 // sends nothing, or keeps a keep-alive open without using it, is closed;
-// and a bound on the connections served at once, so that many peers cannot
+// a bound on the connections served at once, so that many peers cannot
 // grow the process's file descriptors and memory without limit (in sync
-// --watch the servers share a process with the loop they must not starve).
+// --watch the servers share a process with the loop they must not starve);
+// and a bound per remote IP address, so that one peer cannot take all the
+// slots and keep the kubelet's probes and the API server out.
 //
-// The bound is golang.org/x/net/netutil.LimitListener: past it, new
-// connections wait in the kernel's accept queue until one closes, rather
-// than being refused, so a legitimate caller is served late, not never,
-// and the timeouts say how late at worst.
+// A connection past either bound is accepted and closed at once, not left
+// in the kernel's accept queue: see Limits.Listener for why.
 package serve

@@ -55,7 +55,9 @@
 //     ClientCAs, every caller must present a client certificate they
 //     signed, or is refused at the handshake. The server's timeouts and
 //     connection bound are Limits (pkg/serve): idle and silent
-//     connections are closed, and a peer cannot hold more than MaxConns.
+//     connections are closed, at most MaxConns are served at once and at
+//     most MaxPerSource from one remote address; past either, a new
+//     connection is closed at once.
 //
 // The webhook writes nothing to the cluster: it reads through the cache
 // (pkg/cluster) and judges with pkg/explain and pkg/judge, and imports no

@@ -205,9 +205,11 @@ func Listen(addr string) (net.Listener, error) {
 // milliseconds). MaxConns is far above the few connections an API server
 // keeps, and bounds what a peer that reaches the port can hold (1,000
 // idle TLS connections to it and 1,000 to the health server raised the
-// process's memory by 28 MiB: e2e TestServerIdleConnections).
+// process's memory by 28 MiB: e2e TestServerIdleConnections); one remote
+// address holds at most 32 of them, so that one peer cannot keep the API
+// server out.
 var Limits = serve.Limits{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-	WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxConns: 512}
+	WriteTimeout: 30 * time.Second, IdleTimeout: 30 * time.Second, MaxConns: 512, MaxPerSource: 32}
 
 // TLS is what the server presents and asks of its callers: its serving
 // pair, and, when ClientCAs is set, the authorities one of which must have

@@ -112,6 +112,14 @@ func TestDeploySidecar(t *testing.T) {
 	if !found || automount || fmt.Sprint(mounts) != "[kubectl-slices:/var/run/secrets/kubernetes.io/serviceaccount]" {
 		t.Errorf("patched: automount %v (set %v), token mounts %v", automount, found, mounts)
 	}
+	// A workload whose Pods share a process namespace could read the
+	// loop's token through /proc: refused, nothing printed.
+	kubectl(t, shared, "create", "deployment", "shared", "-n", ns, "--image", "registry.example/web:1").mustCode(t, 0)
+	kubectl(t, shared, "patch", "deployment", "shared", "-n", ns, "-p", `{"spec":{"template":{"spec":{"shareProcessNamespace":true}}}}`).mustCode(t, 0)
+	r = kubectl(t, shared, "slices", "deploy", "--sidecar-for", "deploy/shared", "-n", ns, "--patch").mustCode(t, 2)
+	if r.Stdout != "" || !strings.Contains(r.Stderr, "deployment/shared sets shareProcessNamespace") {
+		t.Errorf("a workload sharing its process namespace: stdout %q, stderr %q", r.Stdout, r.Stderr)
+	}
 	// The printed next step names the same patch.
 	hint := kubectl(t, shared, "slices", "deploy", "--sidecar-for", "deploy/web", "-n", ns).Stderr
 	if !strings.Contains(hint, "kubectl patch deployment web -n "+ns+" --type strategic") {
