@@ -66,3 +66,12 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// An argument of another kind, 70 KB long, is quoted by its first 200 bytes
+// and the count of the rest, as every echoed value is.
+func TestServicesHugeKindClipped(t *testing.T) {
+	_, err := Services([]string{strings.Repeat("a", 70_000) + "/x"})
+	if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "... (") {
+		t.Errorf("Services(70 KB kind): %.300v", err)
+	}
+}
