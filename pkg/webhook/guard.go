@@ -55,7 +55,8 @@ type Guard struct {
 // Allowed whoever writes: DELETE (prune, release and the garbage collector
 // delete, deleting needs the RBAC right to, and a running loop re-creates
 // what it still owns), and an update that changes only what the garbage
-// collector writes (OwnerMetadataOnly).
+// collector writes: ownerReferences removed or unblocked, finalizers
+// removed (OwnerMetadataOnly).
 func (g Guard) Judge(w SliceWrite) Verdict {
 	if w.Operation == "DELETE" || w.New == nil {
 		return Verdict{Allowed: true}

@@ -84,6 +84,12 @@ func TestGuardOwnerMetadata(t *testing.T) {
 		ControllerUsers: DefaultControllerUsers}
 	svcRef := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "u1", Controller: ptr(true), BlockOwnerDeletion: ptr(true)}}
 	unblocked := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "u1", Controller: ptr(true), BlockOwnerDeletion: ptr(false)}}
+	// A tenant's second Service reference beside the one there, or in its
+	// place: the slice would be another Service's (or no one's) to the loop.
+	foreign := metav1.OwnerReference{APIVersion: "v1", Kind: "Service", Name: "other", UID: "u2"}
+	added := append(append([]metav1.OwnerReference(nil), svcRef...), foreign)
+	swapped := []metav1.OwnerReference{foreign}
+	uncontrolled := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "u1", BlockOwnerDeletion: ptr(true)}}
 	gc := "system:serviceaccount:kube-system:generic-garbage-collector"
 	for _, mb := range []string{"kubectl-slices", "endpointslice-controller.k8s.io", "endpointslicemirroring-controller.k8s.io"} {
 		base := owned(slice(mb), svcRef, "foregroundDeletion", "example.com/keep")
@@ -100,6 +106,11 @@ func TestGuardOwnerMetadata(t *testing.T) {
 			{"finalizers reordered", owned(base, svcRef, "example.com/keep", "foregroundDeletion"), true},
 			{"finalizer added", owned(base, svcRef, "foregroundDeletion", "example.com/keep", "example.com/pin"), false},
 			{"finalizer swapped", owned(base, svcRef, "foregroundDeletion", "example.com/pin"), false},
+			{"ownerReference added", owned(base, added, base.Finalizers...), false},
+			{"ownerReference replaced", owned(base, swapped, base.Finalizers...), false},
+			{"ownerReference duplicated", owned(base, append(append([]metav1.OwnerReference(nil), svcRef...), svcRef...), base.Finalizers...), false},
+			{"ownerReference's controller flag cleared", owned(base, uncontrolled, base.Finalizers...), false},
+			{"ownerReference removed and another added", owned(base, []metav1.OwnerReference{foreign}, base.Finalizers...), false},
 			{"ownerReference removed and a label changed", labelled(owned(base, nil, base.Finalizers...), "touched", "yes"), false},
 			{"ownerReference removed and an annotation set", annotated(owned(base, nil, base.Finalizers...)), false},
 			{"ownerReference removed and an endpoint added", withEndpoint(owned(base, nil, base.Finalizers...)), false},
@@ -116,6 +127,18 @@ func TestGuardOwnerMetadata(t *testing.T) {
 				}
 			})
 		}
+		t.Run(mb+"/blockOwnerDeletion set again", func(t *testing.T) {
+			was := owned(base, unblocked, base.Finalizers...)
+			if v := g.Judge(SliceWrite{Operation: "UPDATE", Old: was, New: owned(was, svcRef, base.Finalizers...), User: gc}); v.Allowed {
+				t.Fatal("setting blockOwnerDeletion passed as the collector's write")
+			}
+		})
+		t.Run(mb+"/a tenant adds a Service reference", func(t *testing.T) {
+			v := g.Judge(SliceWrite{Operation: "UPDATE", Old: base, New: owned(base, added, base.Finalizers...), FieldManager: "kubectl-patch", User: "tenant"})
+			if v.Allowed || !strings.Contains(v.Message, "tenant") {
+				t.Fatalf("allowed %v (%s), want refused naming the tenant", v.Allowed, v.Message)
+			}
+		})
 	}
 }
 
