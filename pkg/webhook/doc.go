@@ -32,7 +32,9 @@
 //     server did not verify against --client-ca-file (ClientCAs) may claim
 //     any user, so it gets the Hidden text and costs no review
 //     (clientauth.go).
-//   - Guard.Judge refuses CREATE and UPDATE of our slices unless the writer,
+//   - Guard.Judge refuses CREATE and UPDATE of our slices (those under any
+//     value we write, reconcile.IsOurs: both controllers' values when ours
+//     is one of them) unless the writer,
 //     as the API server authenticated it (the review's userInfo), is one the
 //     flags allow (the loop's ServiceAccount, --allow-user, --allow-group,
 //     sync --watch's own user) and writes with kubectl-slices' field

@@ -194,6 +194,19 @@ func TestGuardController(t *testing.T) {
 			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "admin"}, true, nil},
 		{"our value is the controller's: the mirrored kind", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
 			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-slices", User: "admin"}, true, nil},
+		// ... and both values stay guarded as ours: a tenant may write neither.
+		{"our value is the controller's: a tenant's mirrored slice", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-slices", User: "tenant"}, false,
+			[]string{"tenant is not one of them"}},
+		{"our value is the controller's: a tenant's controller slice", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "tenant"}, false, []string{"tenant is not one of them"}},
+		{"our value is the mirroring controller's: a tenant's controller slice", Guard{ManagedBy: "endpointslicemirroring-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "tenant"}, false, []string{"tenant is not one of them"}},
+		{"our value is the controller's: a tenant relabels a mirrored slice away", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "UPDATE", Old: mirrored, New: other, User: "tenant"}, false, []string{"tenant is not one of them"}},
+		{"our value is the controller's: an allowed writer's hand-made mirrored slice", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-create", User: "admin"}, false,
+			[]string{"may not be labelled endpointslice.kubernetes.io/managed-by=endpointslicemirroring-controller.k8s.io by hand"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
