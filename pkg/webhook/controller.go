@@ -35,7 +35,7 @@ var DefaultControllerUsers = []string{
 // authenticated it) is one of ControllerUsers. Values we write ourselves (a
 // ManagedBy set to a controller's writes both, reconcile.OurValues) are
 // not this rule's: kubectl-slices runs under them when the controllers are
-// off for good.
+// off for good, and Judge hands such writes to guardOurs before this rule.
 func (g Guard) guardController(w SliceWrite) Verdict {
 	mgr := g.controllerValue(w.New)
 	if mgr == "" && w.Old != nil {
@@ -52,11 +52,11 @@ func (g Guard) guardController(w SliceWrite) Verdict {
 	return Verdict{Allowed: false, Message: msg + " [refused for " + refusedFor(w) + "]"}
 }
 
-// controllerValue is s's managed-by value when it is a controller's and not
-// one we write, else "".
+// controllerValue is s's managed-by value when it is a controller's, else
+// "". (One we write never gets here: guardOurs judged it.)
 func (g Guard) controllerValue(s *discovery.EndpointSlice) string {
 	mgr := s.Labels[discovery.LabelManagedBy]
-	if reconcile.IsOurs(mgr, g.ManagedBy) || !slices.Contains(ControllerValues, mgr) {
+	if !slices.Contains(ControllerValues, mgr) {
 		return ""
 	}
 	return mgr
