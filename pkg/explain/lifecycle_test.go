@@ -163,11 +163,21 @@ func TestCheckService(t *testing.T) {
 	mirrored := liveSlice("m", reconcile.MirroringManagedBy, 8080, ep("10.9.0.1", "", true))
 	mirrored.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Endpoints", Name: "web", Controller: &[]bool{true}[0]}}
 	mirrored.Endpoints[0].TargetRef = nil
-	for _, tc := range []struct{ managedBy, want string }{
-		{ours, "Orphaned kubectl delete endpointslice m -n shop"},
-		{kcm, "Orphaned kubectl slices sync svc/web -n shop --managed-by " + kcm + " --force"},
+	// Its owner does not matter: upstream's mirroring controller deletes
+	// the slices labelled with the Service's name and its value, whoever
+	// owns them.
+	unowned := mirrored.DeepCopy()
+	unowned.OwnerReferences = nil
+	for _, tc := range []struct {
+		managedBy, want string
+		slice           *discovery.EndpointSlice
+	}{
+		{ours, "Orphaned kubectl delete endpointslice m -n shop", mirrored},
+		{kcm, "Orphaned kubectl slices sync svc/web -n shop --managed-by " + kcm + " --force", mirrored},
+		{ours, "Orphaned kubectl delete endpointslice m -n shop", unowned},
+		{kcm, "Orphaned kubectl slices sync svc/web -n shop --managed-by " + kcm + " --force", unowned},
 	} {
-		in, plan := setup(liveSlice("a", tc.managedBy, 8080, good1, good2), mirrored)
+		in, plan := setup(liveSlice("a", tc.managedBy, 8080, good1, good2), tc.slice)
 		o := opts
 		o.ManagedBy = tc.managedBy
 		fs := CheckService(in, plan, o)

@@ -23,9 +23,9 @@
 //     "<name>-" + a generated suffix.
 //  5. A Service with a selector has no mirrored slices: upstream deletes
 //     them once the Service has one. Leftovers names those still there
-//     (labelled with the mirroring controller's value and owned by an
-//     Endpoints object), for a run under a controller's value to delete and
-//     for check to flag.
+//     (labelled with the Service's name and the mirroring controller's
+//     value, whatever their owner, as upstream selects them), for a run
+//     under a controller's value to delete and for check to flag.
 //  6. One slice per subset and address type: a live slice of the same key
 //     stays when its endpoints, labels and annotations already match, else
 //     it is rewritten whole; further slices of a key and slices of keys no

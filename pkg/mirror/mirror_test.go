@@ -207,8 +207,8 @@ func TestMirrorRewritesSlicesOfAnotherOwner(t *testing.T) {
 }
 
 // Leftovers: the mirroring controller's slices of a Service with a
-// selector, owned by an Endpoints object and not being deleted, by name;
-// none for a selectorless Service.
+// selector, whatever their owner (upstream selects them by labels alone),
+// not being deleted, by name; none for a selectorless Service.
 func TestLeftovers(t *testing.T) {
 	withSel := testutil.NewService("ns", "ext").Selector("app", "db").Build()
 	owner := metav1.OwnerReference{APIVersion: "v1", Kind: "Endpoints", Name: "ext", Controller: &[]bool{true}[0]}
@@ -230,8 +230,8 @@ func TestLeftovers(t *testing.T) {
 	for _, s := range Leftovers(withSel, all) {
 		got = append(got, s.Name)
 	}
-	if fmt.Sprint(got) != "[ext-a ext-b]" {
-		t.Errorf("leftovers %v, want [ext-a ext-b]", got)
+	if fmt.Sprint(got) != "[ext-a ext-b ext-n]" {
+		t.Errorf("leftovers %v, want [ext-a ext-b ext-n]", got)
 	}
 	if l := Leftovers(selectorless(), all); len(l) != 0 {
 		t.Errorf("a selectorless Service has leftovers: %d", len(l))

@@ -240,13 +240,22 @@ func owned(live []*discovery.EndpointSlice, uid types.UID, ours string) []*disco
 	return out
 }
 
+// ownedByOther: s has a Service owner reference and none carries uid (as
+// explain's ownerMismatch). One reference to the Service makes the slice
+// its, whatever others it has, as upstream's ownedBy
+// (pkg/controller/endpointslice reconciler) and pkg/reconcile read it.
 func ownedByOther(s *discovery.EndpointSlice, uid types.UID) bool {
+	other := false
 	for _, o := range s.OwnerReferences {
-		if o.Kind == "Service" && o.UID != uid {
-			return true
+		if o.Kind != "Service" {
+			continue
 		}
+		if o.UID == uid {
+			return false
+		}
+		other = true
 	}
-	return false
+	return other
 }
 
 func takeoverReason(hb judge.Handback, controller string, behind, idle time.Duration) string {

@@ -197,6 +197,23 @@ func TestOldServiceSlicesDoNotCount(t *testing.T) {
 	if !d.Memory.Behind.IsZero() {
 		t.Fatalf("own slices not counted: %+v", d)
 	}
+	// A foreign Service reference beside the right one (a tenant's, or
+	// left over) leaves the slice the Service's: no takeover, however long
+	// the standby has waited.
+	old.OwnerReferences = []metav1.OwnerReference{{Kind: "Service", Name: "other", UID: "other"}, {Kind: "Service", Name: "web", UID: "new"}}
+	d = Decide(cfg, Memory{State: Standby, Behind: t0.Add(-time.Minute)}, Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{want},
+		Live: []*discovery.EndpointSlice{old}, ServiceUID: "new", Now: t0})
+	if d.Action != Hold || d.Event == TakenOver || !d.Memory.Behind.IsZero() || len(d.Judgement.Controller) != 1 {
+		t.Fatalf("a slice with a second Service reference was not counted: action %v event %q %+v", d.Action, d.Event, d)
+	}
+	// No Service reference at all names no other Service (explain's
+	// ownerMismatch neither): the slice counts.
+	old.OwnerReferences = nil
+	d = Decide(cfg, Memory{State: Standby}, Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{want},
+		Live: []*discovery.EndpointSlice{old}, ServiceUID: "new", Now: t0})
+	if !d.Memory.Behind.IsZero() || len(d.Judgement.Controller) != 1 {
+		t.Fatalf("a slice without owner reference was not counted: %+v", d)
+	}
 }
 
 // Slices of ours found in standby (a hand-back whose delete failed) are

@@ -160,6 +160,25 @@ func TestSelectorAddedDeletesMirroredSlices(t *testing.T) {
 		Planner: MirroringPlanner(GetEndpoints(client)), Write: &apply.Options{ManagedBy: reconcile.DefaultManagedBy, Workers: 1}})
 	if got := labelsOf(t, client); out.Err != nil || got != reconcile.MirroringManagedBy+","+reconcile.DefaultManagedBy {
 		t.Errorf("under our value: %s, %v", got, out.Err)
+
+	}
+	// Whatever its owner (none here): upstream selects the mirrored slices
+	// by their labels alone. Under a controller's value it goes; under ours
+	// it stays.
+	unowned := mirrored.DeepCopy()
+	unowned.OwnerReferences = nil
+	for value, left := range map[string]string{
+		reconcile.ControllerManagedBy: reconcile.ControllerManagedBy,
+		reconcile.DefaultManagedBy:    reconcile.MirroringManagedBy + "," + reconcile.DefaultManagedBy,
+	} {
+		client := namingClient(svc, unowned)
+		po := reconcile.DefaultOptions()
+		po.ManagedBy = value
+		out := Sync(ctx, cluster.Reader{Client: client}, client.DiscoveryV1(), svc, Options{Plan: po,
+			Planner: MirroringPlanner(GetEndpoints(client)), Write: &apply.Options{ManagedBy: value, Workers: 1}})
+		if got := labelsOf(t, client); out.Err != nil || got != left {
+			t.Errorf("an unowned mirrored slice under %s: left %s, want %s (%v)", value, got, left, out.Err)
+		}
 	}
 }
 

@@ -32,7 +32,9 @@
 //     server did not verify against --client-ca-file (ClientCAs) may claim
 //     any user, so it gets the Hidden text and costs no review
 //     (clientauth.go).
-//   - Guard.Judge refuses CREATE and UPDATE of our slices unless the writer,
+//   - Guard.Judge refuses CREATE and UPDATE of our slices (those under any
+//     value we write, reconcile.IsOurs: both controllers' values when ours
+//     is one of them) unless the writer,
 //     as the API server authenticated it (the review's userInfo), is one the
 //     flags allow (the loop's ServiceAccount, --allow-user, --allow-group,
 //     sync --watch's own user) and writes with kubectl-slices' field
@@ -42,9 +44,11 @@
 //     The field manager is the client's word and never admits anyone alone:
 //     it tells an allowed writer's sync from its hand edit, an accident the
 //     next sync would undo. DELETE is always allowed, and so is an update
-//     that changes only ownerReferences and removes finalizers
-//     (OwnerMetadataOnly: the garbage collector's writes, whatever identity
-//     it runs as; they give no one more than DELETE).
+//     that only removes ownerReferences or clears their blockOwnerDeletion,
+//     and only removes finalizers (OwnerMetadataOnly: the garbage
+//     collector's writes, whatever identity it runs as; they give no one
+//     more than DELETE). An ownerReference added or otherwise altered is
+//     judged as any other write.
 //   - The same Judge refuses CREATE and UPDATE of a slice under
 //     kube-controller-manager's managed-by values (ControllerValues) by
 //     anyone but the controller manager's identities (Guard.ControllerUsers,

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	discovery "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
 // SliceWrite is what the guard needs to know of a write to an EndpointSlice.
@@ -55,7 +57,8 @@ type Guard struct {
 // Allowed whoever writes: DELETE (prune, release and the garbage collector
 // delete, deleting needs the RBAC right to, and a running loop re-creates
 // what it still owns), and an update that changes only what the garbage
-// collector writes (OwnerMetadataOnly).
+// collector writes: ownerReferences removed or unblocked, finalizers
+// removed (OwnerMetadataOnly).
 func (g Guard) Judge(w SliceWrite) Verdict {
 	if w.Operation == "DELETE" || w.New == nil {
 		return Verdict{Allowed: true}
@@ -70,11 +73,13 @@ func (g Guard) Judge(w SliceWrite) Verdict {
 }
 
 // guardOurs judges a write that touches one of our slices (ok); other
-// writes are not its to judge.
+// writes are not its to judge. Ours are those under any value we write
+// (reconcile.IsOurs): under a controller's value, both controllers' values,
+// as guardController leaves both to this rule.
 func (g Guard) guardOurs(w SliceWrite) (v Verdict, ok bool) {
-	oldOurs := w.Old != nil && w.Old.Labels[discovery.LabelManagedBy] == g.ManagedBy
+	oldOurs := w.Old != nil && reconcile.IsOurs(w.Old.Labels[discovery.LabelManagedBy], g.ManagedBy)
 	newMgr := w.New.Labels[discovery.LabelManagedBy]
-	newOurs := newMgr == g.ManagedBy
+	newOurs := reconcile.IsOurs(newMgr, g.ManagedBy)
 	if !oldOurs && !newOurs {
 		return Verdict{}, false
 	}
@@ -92,7 +97,7 @@ func (g Guard) guardOurs(w SliceWrite) (v Verdict, ok bool) {
 			s.Name, g.ManagedBy, describeManager(newMgr), at)
 	case !oldOurs:
 		msg = fmt.Sprintf("endpointslice %s may not be labelled %s=%s by hand: only kubectl-slices writes its slices; run `kubectl slices sync %s`",
-			s.Name, discovery.LabelManagedBy, g.ManagedBy, at)
+			s.Name, discovery.LabelManagedBy, newMgr, at)
 	default:
 		msg = fmt.Sprintf("endpointslice %s is managed by %s and its next sync would undo this edit; change the Service or its Pods and run `kubectl slices sync %s`, or hand the slices back with `kubectl slices release %s`",
 			s.Name, g.ManagedBy, at, at)

@@ -84,6 +84,12 @@ func TestGuardOwnerMetadata(t *testing.T) {
 		ControllerUsers: DefaultControllerUsers}
 	svcRef := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "u1", Controller: ptr(true), BlockOwnerDeletion: ptr(true)}}
 	unblocked := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "u1", Controller: ptr(true), BlockOwnerDeletion: ptr(false)}}
+	// A tenant's second Service reference beside the one there, or in its
+	// place: the slice would be another Service's (or no one's) to the loop.
+	foreign := metav1.OwnerReference{APIVersion: "v1", Kind: "Service", Name: "other", UID: "u2"}
+	added := append(append([]metav1.OwnerReference(nil), svcRef...), foreign)
+	swapped := []metav1.OwnerReference{foreign}
+	uncontrolled := []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "web", UID: "u1", BlockOwnerDeletion: ptr(true)}}
 	gc := "system:serviceaccount:kube-system:generic-garbage-collector"
 	for _, mb := range []string{"kubectl-slices", "endpointslice-controller.k8s.io", "endpointslicemirroring-controller.k8s.io"} {
 		base := owned(slice(mb), svcRef, "foregroundDeletion", "example.com/keep")
@@ -100,6 +106,11 @@ func TestGuardOwnerMetadata(t *testing.T) {
 			{"finalizers reordered", owned(base, svcRef, "example.com/keep", "foregroundDeletion"), true},
 			{"finalizer added", owned(base, svcRef, "foregroundDeletion", "example.com/keep", "example.com/pin"), false},
 			{"finalizer swapped", owned(base, svcRef, "foregroundDeletion", "example.com/pin"), false},
+			{"ownerReference added", owned(base, added, base.Finalizers...), false},
+			{"ownerReference replaced", owned(base, swapped, base.Finalizers...), false},
+			{"ownerReference duplicated", owned(base, append(append([]metav1.OwnerReference(nil), svcRef...), svcRef...), base.Finalizers...), false},
+			{"ownerReference's controller flag cleared", owned(base, uncontrolled, base.Finalizers...), false},
+			{"ownerReference removed and another added", owned(base, []metav1.OwnerReference{foreign}, base.Finalizers...), false},
 			{"ownerReference removed and a label changed", labelled(owned(base, nil, base.Finalizers...), "touched", "yes"), false},
 			{"ownerReference removed and an annotation set", annotated(owned(base, nil, base.Finalizers...)), false},
 			{"ownerReference removed and an endpoint added", withEndpoint(owned(base, nil, base.Finalizers...)), false},
@@ -116,6 +127,18 @@ func TestGuardOwnerMetadata(t *testing.T) {
 				}
 			})
 		}
+		t.Run(mb+"/blockOwnerDeletion set again", func(t *testing.T) {
+			was := owned(base, unblocked, base.Finalizers...)
+			if v := g.Judge(SliceWrite{Operation: "UPDATE", Old: was, New: owned(was, svcRef, base.Finalizers...), User: gc}); v.Allowed {
+				t.Fatal("setting blockOwnerDeletion passed as the collector's write")
+			}
+		})
+		t.Run(mb+"/a tenant adds a Service reference", func(t *testing.T) {
+			v := g.Judge(SliceWrite{Operation: "UPDATE", Old: base, New: owned(base, added, base.Finalizers...), FieldManager: "kubectl-patch", User: "tenant"})
+			if v.Allowed || !strings.Contains(v.Message, "tenant") {
+				t.Fatalf("allowed %v (%s), want refused naming the tenant", v.Allowed, v.Message)
+			}
+		})
 	}
 }
 
@@ -171,6 +194,19 @@ func TestGuardController(t *testing.T) {
 			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "admin"}, true, nil},
 		{"our value is the controller's: the mirrored kind", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
 			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-slices", User: "admin"}, true, nil},
+		// ... and both values stay guarded as ours: a tenant may write neither.
+		{"our value is the controller's: a tenant's mirrored slice", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-slices", User: "tenant"}, false,
+			[]string{"tenant is not one of them"}},
+		{"our value is the controller's: a tenant's controller slice", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "tenant"}, false, []string{"tenant is not one of them"}},
+		{"our value is the mirroring controller's: a tenant's controller slice", Guard{ManagedBy: "endpointslicemirroring-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: ctrl, FieldManager: "kubectl-slices", User: "tenant"}, false, []string{"tenant is not one of them"}},
+		{"our value is the controller's: a tenant relabels a mirrored slice away", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "UPDATE", Old: mirrored, New: other, User: "tenant"}, false, []string{"tenant is not one of them"}},
+		{"our value is the controller's: an allowed writer's hand-made mirrored slice", Guard{ManagedBy: "endpointslice-controller.k8s.io", FieldManagers: []string{"kubectl-slices"}, Users: []string{"admin"}, ControllerUsers: DefaultControllerUsers},
+			SliceWrite{Operation: "CREATE", New: mirrored, FieldManager: "kubectl-create", User: "admin"}, false,
+			[]string{"may not be labelled endpointslice.kubernetes.io/managed-by=endpointslicemirroring-controller.k8s.io by hand"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

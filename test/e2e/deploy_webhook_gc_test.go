@@ -177,6 +177,37 @@ func TestDeployWebhookCollector(t *testing.T) {
 		b, _ = yaml.Marshal(forged)
 		kubectl(t, cp, "--kubeconfig", tenant, "create", "-f", writeFile(t, "own.yaml", string(b))).mustCode(t, 0)
 	})
+	// The collector only removes or unblocks ownerReferences: a tenant
+	// adding a second Service's reference, to the controller's slice or
+	// ours, is judged as any other write, and refused.
+	t.Run("added ownerReference", func(t *testing.T) {
+		other, err := cp.Admin.CoreV1().Services(ns).Get(ctx, "fg", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := "owner-tenant"
+		tenant := roleUser(t, cp, ns, owner, []rbacv1.PolicyRule{{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "patch", "update"}}})
+		waitAccess(t, cp, ns, owner, "patch", "discovery.k8s.io", "endpointslices", ns, true)
+		ref := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","name":"fg","uid":%q}`, other.UID)
+		ctrl := listSlices(t, cp, ns, "ctl", "endpointslice-controller.k8s.io")[0]
+		oursLeft := listSlices(t, cp, ns, "orphan", "kubectl-slices")[0]
+		for _, target := range []*discovery.EndpointSlice{&ctrl, &oursLeft} {
+			refs := []string{ref}
+			for _, o := range target.OwnerReferences {
+				b, _ := json.Marshal(o)
+				refs = append([]string{string(b)}, refs...)
+			}
+			patch := `{"metadata":{"ownerReferences":[` + strings.Join(refs, ",") + `]}}`
+			r := kubectl(t, cp, "--kubeconfig", tenant, "patch", "endpointslice", target.Name, "-n", ns, "--type=merge", "-p", patch)
+			if r.Code == 0 || !strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":"+owner+" is not one of them") {
+				t.Errorf("adding an ownerReference to %s (%s): exit %d\n%s", target.Name, target.Labels[discovery.LabelManagedBy], r.Code, r.Stderr)
+			}
+			got, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Get(ctx, target.Name, metav1.GetOptions{})
+			if err != nil || len(got.OwnerReferences) != len(target.OwnerReferences) {
+				t.Errorf("slice %s after the refused patch: %v, owners %v", target.Name, err, got.OwnerReferences)
+			}
+		}
+	})
 	t.Run("the controller writes", func(t *testing.T) {
 		mustPods(t, cp, ns, podSpec("ctl", 2, 10))
 		within(t, "the controller's update with the webhook up", 10*time.Second, func() bool {
