@@ -132,11 +132,11 @@ func fieldDiff(got, want *discovery.Endpoint) string {
 		name    string
 		got, wt string
 	}{
-		{"ready", boolStr(got.Conditions.Ready), boolStr(want.Conditions.Ready)},
-		{"serving", boolStr(got.Conditions.Serving), boolStr(want.Conditions.Serving)},
-		{"terminating", boolStr(got.Conditions.Terminating), boolStr(want.Conditions.Terminating)},
-		{"nodeName", strPtr(got.NodeName), strPtr(want.NodeName)},
-		{"zone", strPtr(got.Zone), strPtr(want.Zone)},
+		{"ready", judge.BoolOrUnset(got.Conditions.Ready), judge.BoolOrUnset(want.Conditions.Ready)},
+		{"serving", judge.BoolOrUnset(got.Conditions.Serving), judge.BoolOrUnset(want.Conditions.Serving)},
+		{"terminating", judge.BoolOrUnset(got.Conditions.Terminating), judge.BoolOrUnset(want.Conditions.Terminating)},
+		{"nodeName", judge.StringOrUnset(got.NodeName), judge.StringOrUnset(want.NodeName)},
+		{"zone", judge.StringOrUnset(got.Zone), judge.StringOrUnset(want.Zone)},
 		{"targetRef", refStr(got), refStr(want)},
 	} {
 		if f.got != f.wt {
@@ -150,7 +150,7 @@ func readinessConflict(byMgr map[string][]*discovery.Endpoint, mgrs []string) st
 	var parts []string
 	seen := map[string]bool{}
 	for _, mb := range mgrs {
-		r := boolStr(byMgr[mb][0].Conditions.Ready)
+		r := judge.BoolOrUnset(byMgr[mb][0].Conditions.Ready)
 		seen[r] = true
 		parts = append(parts, mb+" ready="+r)
 	}
@@ -158,20 +158,6 @@ func readinessConflict(byMgr map[string][]*discovery.Endpoint, mgrs []string) st
 		return ""
 	}
 	return "managers disagree: " + strings.Join(parts, ", ")
-}
-
-func boolStr(b *bool) string {
-	if b == nil {
-		return "unset"
-	}
-	return fmt.Sprint(*b)
-}
-
-func strPtr(s *string) string {
-	if s == nil {
-		return "unset"
-	}
-	return *s
 }
 
 func refStr(ep *discovery.Endpoint) string {

@@ -175,8 +175,8 @@ func endpointsByKey(slices []*discovery.EndpointSlice) map[string]*discovery.End
 
 // endpointFields is what endpointViews compares of one endpoint.
 func endpointFields(e *discovery.Endpoint) string {
-	return fmt.Sprintf("ready=%s serving=%s terminating=%s node=%s zone=%s", boolStr(e.Conditions.Ready),
-		boolStr(e.Conditions.Serving), boolStr(e.Conditions.Terminating), strPtr(e.NodeName), strPtr(e.Zone))
+	return fmt.Sprintf("ready=%s serving=%s terminating=%s node=%s zone=%s", BoolOrUnset(e.Conditions.Ready),
+		BoolOrUnset(e.Conditions.Serving), BoolOrUnset(e.Conditions.Terminating), StringOrUnset(e.NodeName), StringOrUnset(e.Zone))
 }
 
 // ownedByAnother: the slice belongs to a deleted Service of the same name

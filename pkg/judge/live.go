@@ -19,14 +19,16 @@ func Live(slices []*discovery.EndpointSlice) []*discovery.EndpointSlice {
 	return out
 }
 
-func boolStr(b *bool) string {
+// BoolOrUnset is a condition as drift and "behind" lines print it.
+func BoolOrUnset(b *bool) string {
 	if b == nil {
 		return "unset"
 	}
 	return fmt.Sprint(*b)
 }
 
-func strPtr(s *string) string {
+// StringOrUnset is an optional field as those lines print it.
+func StringOrUnset(s *string) string {
 	if s == nil {
 		return "unset"
 	}
