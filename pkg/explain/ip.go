@@ -2,7 +2,9 @@ package explain
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -134,7 +136,7 @@ func BuildIP(in IPInput, o Options) IPReport {
 		views[v.Input.Service.Namespace+"/"+v.Input.Service.Name] = v
 	}
 	addrs := map[string]bool{r.Address: true}
-	for _, key := range sortedKeys(views) {
+	for _, key := range slices.Sorted(maps.Keys(views)) {
 		v := views[key]
 		vo := v.options(Options{ManagedBy: o.ManagedBy, MaxEndpointsPerSlice: o.MaxEndpointsPerSlice})
 		rep := Build(v.Input, v.Plan, vo)
@@ -168,15 +170,6 @@ func BuildIP(in IPInput, o Options) IPReport {
 	}
 	r.Diagnosis = ipDiagnosis(r)
 	return r
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // orphanPublications are the slices holding the address whose Service
