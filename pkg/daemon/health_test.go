@@ -3,55 +3,18 @@ package daemon
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/serve"
 )
-
-// countingListener counts the connections accepted and not yet closed.
-type countingListener struct {
-	net.Listener
-	open, most atomic.Int64
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	n := l.open.Add(1)
-	for m := l.most.Load(); n > m && !l.most.CompareAndSwap(m, n); m = l.most.Load() {
-	}
-	return &countedConn{Conn: c, l: l}, nil
-}
-
-type countedConn struct {
-	net.Conn
-	l    *countingListener
-	once sync.Once
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() { c.l.open.Add(-1) })
-	return c.Conn.Close()
-}
-
-// refused says whether err is the server closing the connection: at its
-// idle or header timeout, or at once past the connection bound.
-func refused(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
-}
 
 // The health server closes kept-alive connections left idle, and one that
 // never sends a request, and serves a bounded number at once, closing the
@@ -68,7 +31,7 @@ func TestHealthServerLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := &countingListener{Listener: ln}
+	counted := &testutil.CountingListener{Listener: ln}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ok := func() error { return nil }
@@ -96,7 +59,7 @@ func TestHealthServerLimits(t *testing.T) {
 			if i < n { // the last one never asks
 				fmt.Fprint(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 				resp, err := http.ReadResponse(br, nil)
-				if refused(err) {
+				if testutil.Refused(err) {
 					return
 				}
 				if err != nil {
@@ -105,7 +68,7 @@ func TestHealthServerLimits(t *testing.T) {
 				}
 				resp.Body.Close()
 			}
-			if _, err := br.ReadByte(); !refused(err) {
+			if _, err := br.ReadByte(); !testutil.Refused(err) {
 				errs <- fmt.Errorf("idle connection: %v, want closed by the server", err)
 			}
 		}()
@@ -116,8 +79,8 @@ func TestHealthServerLimits(t *testing.T) {
 		t.Error(err)
 	}
 	took := time.Since(start)
-	t.Logf("%d idle connections closed in %v, at most %d served at once", n+1, took.Round(time.Millisecond), counted.most.Load())
-	if m := counted.most.Load(); m > int64(healthLimits.MaxConns)+1 || took > 20*time.Second {
+	t.Logf("%d idle connections closed in %v, at most %d served at once", n+1, took.Round(time.Millisecond), counted.Most.Load())
+	if m := counted.Most.Load(); m > int64(healthLimits.MaxConns)+1 || took > 20*time.Second {
 		t.Fatalf("at most %d served at once (bound %d), all closed in %v", m, healthLimits.MaxConns, took)
 	}
 }

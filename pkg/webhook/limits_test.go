@@ -3,17 +3,15 @@ package webhook
 import (
 	"bufio"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
 	"github.com/kubectl-slices/kubectl-slices/pkg/serve"
 )
 
@@ -27,7 +25,7 @@ func TestServeLimits(t *testing.T) {
 	// on them for the idle and handshake timeouts when those are unset.
 	l := serve.Limits{ReadHeaderTimeout: time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute,
 		IdleTimeout: time.Second, MaxConns: 10}
-	counted := &countingListener{}
+	counted := &testutil.CountingListener{}
 	addr := startOn(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }), "", l,
 		func(ln net.Listener) net.Listener { counted.Listener = ln; return counted })
 	const n = 40
@@ -82,7 +80,7 @@ func TestServeLimits(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			conn, err := tls.DialWithDialer(dialer, "tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
-			if refused(err) {
+			if testutil.Refused(err) {
 				return
 			}
 			if err != nil {
@@ -93,7 +91,7 @@ func TestServeLimits(t *testing.T) {
 			fmt.Fprint(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 			br := bufio.NewReader(conn)
 			resp, err := http.ReadResponse(br, nil)
-			if refused(err) {
+			if testutil.Refused(err) {
 				return
 			}
 			if err != nil {
@@ -104,7 +102,7 @@ func TestServeLimits(t *testing.T) {
 			// Idle until the server closes the connection.
 			_ = conn.SetDeadline(deadline)
 			_, err = br.ReadByte()
-			if !refused(err) {
+			if !testutil.Refused(err) {
 				errs <- fmt.Errorf("an idle HTTP/1.1 connection: %v, want EOF", err)
 			}
 		}()
@@ -115,43 +113,9 @@ func TestServeLimits(t *testing.T) {
 		t.Error(err)
 	}
 	took := time.Since(start)
-	most := counted.most.Load()
+	most := counted.Most.Load()
 	t.Logf("%d idle connections closed in %v, at most %d served at once", n+2, took.Round(time.Millisecond), most)
 	if most > int64(l.MaxConns)+1 || took > 10*time.Second {
 		t.Fatalf("at most %d served at once (bound %d), all closed in %v", most, l.MaxConns, took)
 	}
-}
-
-// countingListener counts the connections accepted and not yet closed.
-type countingListener struct {
-	net.Listener
-	open, most atomic.Int64
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	n := l.open.Add(1)
-	for m := l.most.Load(); n > m && !l.most.CompareAndSwap(m, n); m = l.most.Load() {
-	}
-	return &countedConn{Conn: c, l: l}, nil
-}
-
-type countedConn struct {
-	net.Conn
-	l    *countingListener
-	once sync.Once
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() { c.l.open.Add(-1) })
-	return c.Conn.Close()
-}
-
-// refused says whether err is the server closing the connection: at its
-// idle or header timeout, or at once past the connection bound.
-func refused(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }
