@@ -47,28 +47,12 @@ var clock = map[string]map[string]bool{
 // Check returns the violations in the non-test Go files of dir, one line
 // each as "file:line: what".
 func Check(dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset, files, err := parseDir(dir, 0)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no Go files", dir)
-	}
-	sort.Strings(files)
 	var out []string
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		file, err := parser.ParseFile(fset, f, src, 0)
-		if err != nil {
-			return nil, err
-		}
+	for _, file := range files {
 		names := map[string]string{} // local name → import path
 		for _, imp := range file.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
@@ -93,4 +77,33 @@ func Check(dir string) ([]string, error) {
 		})
 	}
 	return out, nil
+}
+
+// parseDir parses the non-test Go files of dir in name order, with mode.
+func parseDir(dir string, mode parser.Mode) (*token.FileSet, []*ast.File, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("%s: no Go files", dir)
+	}
+	sort.Strings(names)
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, f := range names {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		file, err := parser.ParseFile(fset, f, src, mode)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, file)
+	}
+	return fset, files, nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"go/parser"
-	"go/token"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -119,27 +117,12 @@ func through(chain []string) string {
 
 // importsOf returns the sorted imports of the non-test Go files in dir.
 func importsOf(dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	_, files, err := parseDir(dir, parser.ImportsOnly)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no Go files", dir)
-	}
 	set := map[string]bool{}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		file, err := parser.ParseFile(fset, f, src, parser.ImportsOnly)
-		if err != nil {
-			return nil, err
-		}
+	for _, file := range files {
 		for _, imp := range file.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			set[path] = true
