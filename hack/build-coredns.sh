@@ -7,7 +7,7 @@
 # that its dependencies (a newer client-go among them) never reach test/go.mod or the control
 # plane's build. Its main is generated here: coremain and only the plugins a kubeadm Corefile
 # names (errors, health, ready, kubernetes, prometheus, forward, cache, loop, reload,
-# loadbalance), with dnsserver.Directives cut to them in CoreDNS's order. CoreDNS's own way
+# loadbalance) and bind (so that a test's CoreDNS listens on loopback only), with dnsserver.Directives cut to them in CoreDNS's order. CoreDNS's own way
 # is plugin.cfg and go generate over its whole tree; importing its core/plugin would link all
 # ~60 plugins (the cloud ones pull the AWS, Azure and Google SDKs).
 set -euo pipefail
@@ -39,6 +39,7 @@ import (
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/coremain"
 
+	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/cache"
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/forward"
@@ -53,7 +54,7 @@ import (
 
 func init() {
 	// The order is plugin.cfg's: it decides which plugin sees a query first.
-	keep := map[string]bool{"reload": true, "ready": true, "health": true, "prometheus": true,
+	keep := map[string]bool{"bind": true, "reload": true, "ready": true, "health": true, "prometheus": true,
 		"errors": true, "loadbalance": true, "cache": true, "kubernetes": true, "loop": true, "forward": true}
 	var d []string
 	for _, n := range dnsserver.Directives {
