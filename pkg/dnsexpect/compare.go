@@ -75,11 +75,8 @@ const cacheMinTTL = 5 * time.Second
 
 // Window is how long after a change an older answer may still be served.
 func (t Timing) Window() time.Duration {
-	w := t.Slack
-	if t.CacheTTL > 0 {
-		w += min(max(t.PluginTTL, cacheMinTTL), t.CacheTTL)
-	}
-	return w
+	// A domain the cache does not hold (CacheTTL 0) adds nothing.
+	return t.Slack + max(min(max(t.PluginTTL, cacheMinTTL), t.CacheTTL), 0)
 }
 
 // Result is one replica's verdict with its evidence.

@@ -250,3 +250,24 @@ func mustHave(t *testing.T, v dnsVerdict, typ, name string, data ...string) {
 	}
 	t.Fatalf("no answer to %s %s in %+v", typ, name, v.Answers)
 }
+
+// A ClusterIP Service answers its cluster IP, its endpoints' names their
+// addresses, and SRV at the service port; an ExternalName Service a CNAME:
+// the expected records agree with a real CoreDNS.
+func TestDNSClusterIPAndExternalName(t *testing.T) {
+	addr := startCoreDNS(t)
+	ns := newNamespace(t, shared)
+	web := mustService(t, shared, service(ns, "web"))
+	mustService(t, shared, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext", Namespace: ns},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "db.example.com"}})
+	mustPods(t, shared, ns, podSpec("web", 0, 72), podSpec("web", 1, 72))
+	slices(t, "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	name := "web." + ns + ".svc.cluster.local."
+
+	v := waitVerdict(t, addr, ns, "web", "OK")
+	mustHave(t, v, "A", name, web.Spec.ClusterIP)
+	mustHave(t, v, "A", "10-72-0-2."+name, "10.72.0.2")
+	mustHave(t, v, "SRV", "_http._tcp."+name, "0 100 80 "+name)
+	v = waitVerdict(t, addr, ns, "ext", "OK")
+	mustHave(t, v, "CNAME", "ext."+ns+".svc.cluster.local.", "db.example.com.")
+}
