@@ -78,6 +78,7 @@ tool (
 
 require (
 	github.com/go-logr/logr v1.4.3
+	github.com/miekg/dns v1.1.72
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.67.5
 	k8s.io/api v0.36.3
@@ -154,7 +155,6 @@ require (
 	github.com/liggitt/tabwriter v0.0.0-20181228230101-89fcab3d43de // indirect
 	github.com/lithammer/dedent v1.1.0 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect
-	github.com/miekg/dns v1.1.72 // indirect
 	github.com/mistifyio/go-zfs v2.1.2-0.20190413222219-f784269be439+incompatible // indirect
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/moby/spdystream v0.5.1 // indirect
