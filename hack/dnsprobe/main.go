@@ -36,10 +36,21 @@ func main() {
 	pluginTTL := flag.Duration("plugin-ttl", 30*time.Second, "the kubernetes plugin's ttl")
 	cacheTTL := flag.Duration("cache-ttl", 0, "the cache plugin's max TTL for the cluster domain, 0 when not cached")
 	slack := flag.Duration("slack", 5*time.Second, "informer delay allowed")
+	corefile := flag.String("corefile", "", "a Corefile to read the plugin ttl and the cache's from, instead of the flags")
 	timeout := flag.Duration("timeout", 20*time.Second, "bound of the whole check")
 	flag.Parse()
-	if err := run(*kubeconfig, *ns, *name, *addr, dnsexpect.Options{Domain: *domain},
-		dnsexpect.Timing{PluginTTL: *pluginTTL, CacheTTL: *cacheTTL, Slack: *slack}, *timeout); err != nil {
+	t := dnsexpect.Timing{PluginTTL: *pluginTTL, CacheTTL: *cacheTTL, Slack: *slack}
+	if *corefile != "" {
+		b, err := os.ReadFile(*corefile)
+		if err == nil {
+			t, err = dnsexpect.CorefileTiming(string(b), *domain)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "dnsprobe:", err)
+			os.Exit(1)
+		}
+	}
+	if err := run(*kubeconfig, *ns, *name, *addr, dnsexpect.Options{Domain: *domain}, t, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "dnsprobe:", err)
 		os.Exit(1)
 	}

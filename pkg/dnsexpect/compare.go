@@ -200,3 +200,43 @@ func LastChange(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) time.T
 	}
 	return last
 }
+
+// severity orders the statuses for Combine: a difference read outweighs
+// an answer not read, as in Compare.
+var severity = map[Status]int{OK: 0, Unknown: 1, Pending: 2, Drift: 3}
+
+// Combine is one replica's verdict over several Services' results (one
+// Ask of all their questions, one Compare per Service with its own
+// Timing): the worst status (DRIFT, PENDING, UNKNOWN, OK), the reason of
+// the first result with it, and every result's evidence in order.
+func Combine(rs []Result) Result {
+	out := Result{Status: OK, Answers: []Answer{}}
+	worst, alike := -1, 0
+	for i, r := range rs {
+		out.Missing = append(out.Missing, r.Missing...)
+		out.Extra = append(out.Extra, r.Extra...)
+		out.Answers = append(out.Answers, r.Answers...)
+		switch {
+		case worst < 0 || severity[r.Status] > severity[rs[worst].Status]:
+			worst, alike = i, 0
+		case r.Status == rs[worst].Status:
+			alike++
+		}
+	}
+	if worst < 0 {
+		out.Reason = "nothing to ask"
+		return out
+	}
+	out.Status, out.Reason = rs[worst].Status, rs[worst].Reason
+	if alike > 0 && out.Status != OK {
+		out.Reason += fmt.Sprintf("; and %d more %s", alike, out.Status)
+	}
+	if out.Status == OK {
+		n := 0
+		for _, r := range rs {
+			n += len(r.Answers)
+		}
+		out.Reason = fmt.Sprintf("%d answers as expected", n)
+	}
+	return out
+}

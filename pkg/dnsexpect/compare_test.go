@@ -102,3 +102,38 @@ func TestLastChange(t *testing.T) {
 }
 
 func ptrTime(t time.Time) *metav1.Time { m := metav1.NewTime(t); return &m }
+
+// One replica over several Services: the worst status wins, a difference
+// before an unread answer, with every result's evidence.
+func TestCombine(t *testing.T) {
+	ok := Result{Status: OK, Answers: []Answer{{Name: "a."}}}
+	unknown := Result{Status: Unknown, Reason: "A b.: timed out", Answers: []Answer{{Name: "b."}}}
+	pending := Result{Status: Pending, Reason: "missing A c. 10.0.0.1 (1s after)", Missing: []Record{{"c.", "A", "10.0.0.1"}}}
+	drift := Result{Status: Drift, Reason: "extra A d. 10.0.0.2", Extra: []Record{{"d.", "A", "10.0.0.2"}}}
+	for _, c := range []struct {
+		name   string
+		in     []Result
+		status Status
+		reason string
+	}{
+		{"all ok", []Result{ok, ok}, OK, "2 answers as expected"},
+		{"unknown over ok", []Result{ok, unknown}, Unknown, "A b.: timed out"},
+		{"pending over unknown", []Result{unknown, pending, ok}, Pending, "missing A c. 10.0.0.1 (1s after)"},
+		{"drift over all", []Result{pending, drift, unknown, drift}, Drift, "extra A d. 10.0.0.2; and 1 more DRIFT"},
+		{"none", nil, OK, "nothing to ask"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := Combine(c.in)
+			if r.Status != c.status || r.Reason != c.reason {
+				t.Errorf("got %s %q, want %s %q", r.Status, r.Reason, c.status, c.reason)
+			}
+			n := 0
+			for _, x := range c.in {
+				n += len(x.Answers) + len(x.Missing) + len(x.Extra)
+			}
+			if len(r.Answers)+len(r.Missing)+len(r.Extra) != n {
+				t.Errorf("evidence lost: %+v", r)
+			}
+		})
+	}
+}

@@ -26,6 +26,9 @@
 // Compare's verdict: OK, DRIFT naming the missing and extra records,
 // PENDING when the difference is younger than the time a replica may still
 // serve an older answer (Timing.Window), UNKNOWN when answers are missing
-// and none read differs. The package is pure: no I/O, no clock (the caller
-// passes the time), inputs never modified.
+// and none read differs. CorefileTiming reads that time's parts (the
+// kubernetes plugin's ttl, the cache plugin's caps and exceptions) from
+// the Corefile; Combine makes one replica's verdict of several Services'.
+// The package is pure: no I/O, no clock (the caller passes the time),
+// inputs never modified.
 package dnsexpect

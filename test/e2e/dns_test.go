@@ -33,8 +33,9 @@ type dnsVerdict struct {
 // startCoreDNS runs the CoreDNS of hack/build-coredns.sh (KUBECTL_SLICES_COREDNS)
 // on loopback with a kubeadm Corefile whose kubernetes plugin reads the test
 // API server, waits until its ready plugin says the informers synced, and
-// returns its DNS address.
-func startCoreDNS(t *testing.T) string {
+// returns its DNS address and the Corefile's path.
+func startCoreDNS(t *testing.T) (addr, corefilePath string) {
+	dnsCorefile := filepath.Join(t.TempDir(), "Corefile")
 	t.Helper()
 	dir := os.Getenv("KUBECTL_SLICES_COREDNS")
 	if dir == "" {
@@ -60,11 +61,10 @@ func startCoreDNS(t *testing.T) string {
     loadbalance
 }
 `, port, host, health, ready, shared.Kubeconfig)
-	path := filepath.Join(t.TempDir(), "Corefile")
-	if err := os.WriteFile(path, []byte(corefile), 0o600); err != nil {
+	if err := os.WriteFile(dnsCorefile, []byte(corefile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(dir, "coredns"), "-conf", path)
+	cmd := exec.Command(filepath.Join(dir, "coredns"), "-conf", dnsCorefile)
 	logs := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
@@ -83,7 +83,7 @@ func startCoreDNS(t *testing.T) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr
+				return addr, dnsCorefile
 			}
 		}
 		if time.Now().After(deadline) {
@@ -108,11 +108,12 @@ func dnsProbe(t *testing.T) string {
 	return bin
 }
 
-// probe checks one replica at addr for ns/name.
-func probe(t *testing.T, addr, ns, name string) dnsVerdict {
+// probe checks one replica at addr for ns/name, its pending window read
+// from the replica's Corefile.
+func probe(t *testing.T, addr, corefile, ns, name string) dnsVerdict {
 	t.Helper()
 	out, err := exec.Command(dnsProbe(t), "-kubeconfig", shared.Kubeconfig, "-n", ns, "-service", name,
-		"-addr", addr, "-plugin-ttl", "30s", "-cache-ttl", "0", "-slack", "5s").Output()
+		"-addr", addr, "-corefile", corefile).Output()
 	if err != nil {
 		t.Fatalf("dnsprobe: %v %s", err, out)
 	}
@@ -163,7 +164,7 @@ func staleReplica(t *testing.T, upstream, name, hidden, wrong string) string {
 // replica that serves other records is PENDING within the window and DRIFT
 // after it, naming the records.
 func TestDNSReplicaRecords(t *testing.T) {
-	addr := startCoreDNS(t)
+	addr, corefile := startCoreDNS(t)
 	ns := newNamespace(t, shared)
 	mustService(t, shared, service(ns, "db", func(s *corev1.Service) { s.Spec.ClusterIP = corev1.ClusterIPNone }))
 	a, b := podSpec("db", 0, 71), podSpec("db", 1, 71)
@@ -172,7 +173,7 @@ func TestDNSReplicaRecords(t *testing.T) {
 	slices(t, "sync", "svc/db", "-n", ns).mustCode(t, 0)
 	name := "db." + ns + ".svc.cluster.local."
 
-	v := waitVerdict(t, addr, ns, "db", "OK")
+	v := waitVerdict(t, addr, corefile, ns, "db", "OK")
 	mustHave(t, v, "A", name, "10.71.0.1", "10.71.0.2")
 	mustHave(t, v, "A", "db-0."+name, "10.71.0.1")
 	mustHave(t, v, "SRV", "_http._tcp."+name, "0 50 8080 db-0."+name, "0 50 8080 10-71-0-2."+name)
@@ -188,40 +189,40 @@ func TestDNSReplicaRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := time.Now()
-	if v := probe(t, addr, ns, "db"); v.Status != "PENDING" && v.Status != "OK" {
+	if v := probe(t, addr, corefile, ns, "db"); v.Status != "PENDING" && v.Status != "OK" {
 		t.Fatalf("right after the change: %s: %s", v.Status, v.Reason)
 	} else {
 		t.Logf("right after the change: %s: %s", v.Status, v.Reason)
 	}
-	v = waitVerdict(t, addr, ns, "db", "OK")
+	v = waitVerdict(t, addr, corefile, ns, "db", "OK")
 	mustHave(t, v, "A", name, "10.71.0.1")
 	mustHave(t, v, "A", "10-71-0-2."+name)
 
 	// A replica still serving the old endpoint and missing the live one.
 	stale := staleReplica(t, addr, name, "10.71.0.1", "10.71.0.2")
-	if v := probe(t, stale, ns, "db"); time.Since(changed) < 4*time.Second && v.Status != "PENDING" {
+	if v := probe(t, stale, corefile, ns, "db"); time.Since(changed) < 4*time.Second && v.Status != "PENDING" {
 		t.Errorf("stale replica right after the change: %s: %s", v.Status, v.Reason)
 	} else {
 		t.Logf("stale replica %s after the change: %s: %s", time.Since(changed).Round(time.Second), v.Status, v.Reason)
 	}
 	time.Sleep(time.Until(changed.Add(7 * time.Second)))
-	v = probe(t, stale, ns, "db")
+	v = probe(t, stale, corefile, ns, "db")
 	if v.Status != "DRIFT" || !strings.Contains(v.Reason, "missing A "+name+" 10.71.0.1") ||
 		!strings.Contains(v.Reason, "extra A "+name+" 10.71.0.2") {
 		t.Fatalf("stale replica: %s: %s", v.Status, v.Reason)
 	}
 	t.Logf("stale replica after the window: %s: %s", v.Status, v.Reason)
-	if v := probe(t, addr, ns, "db"); v.Status != "OK" {
+	if v := probe(t, addr, corefile, ns, "db"); v.Status != "OK" {
 		t.Fatalf("the real replica after the window: %s: %s", v.Status, v.Reason)
 	}
 }
 
 // waitVerdict probes until the verdict is want, for at most 30 s.
-func waitVerdict(t *testing.T, addr, ns, name, want string) dnsVerdict {
+func waitVerdict(t *testing.T, addr, corefile, ns, name, want string) dnsVerdict {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		v := probe(t, addr, ns, name)
+		v := probe(t, addr, corefile, ns, name)
 		if v.Status == want {
 			return v
 		}
@@ -255,7 +256,7 @@ func mustHave(t *testing.T, v dnsVerdict, typ, name string, data ...string) {
 // addresses, and SRV at the service port; an ExternalName Service a CNAME:
 // the expected records agree with a real CoreDNS.
 func TestDNSClusterIPAndExternalName(t *testing.T) {
-	addr := startCoreDNS(t)
+	addr, corefile := startCoreDNS(t)
 	ns := newNamespace(t, shared)
 	web := mustService(t, shared, service(ns, "web"))
 	mustService(t, shared, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext", Namespace: ns},
@@ -264,10 +265,10 @@ func TestDNSClusterIPAndExternalName(t *testing.T) {
 	slices(t, "sync", "svc/web", "-n", ns).mustCode(t, 0)
 	name := "web." + ns + ".svc.cluster.local."
 
-	v := waitVerdict(t, addr, ns, "web", "OK")
+	v := waitVerdict(t, addr, corefile, ns, "web", "OK")
 	mustHave(t, v, "A", name, web.Spec.ClusterIP)
 	mustHave(t, v, "A", "10-72-0-2."+name, "10.72.0.2")
 	mustHave(t, v, "SRV", "_http._tcp."+name, "0 100 80 "+name)
-	v = waitVerdict(t, addr, ns, "ext", "OK")
+	v = waitVerdict(t, addr, corefile, ns, "ext", "OK")
 	mustHave(t, v, "CNAME", "ext."+ns+".svc.cluster.local.", "db.example.com.")
 }
