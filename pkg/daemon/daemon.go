@@ -50,10 +50,10 @@ type Config struct {
 // Run starts every part the Config asks for and runs them until ctx is
 // done or one fails; then writes in flight finish, the Lease is released
 // and the informers stop. It tunes the garbage collector for a resident
-// cache (TuneGC, CollectWhenQuiet): not main's settings for one-shot runs,
+// cache (tuneGC, CollectWhenQuiet): not main's settings for one-shot runs,
 // which let the heap grow to five times what it keeps.
 func Run(ctx context.Context, cfg Config) error {
-	TuneGC()
+	tuneGC()
 	go CollectWhenQuiet(ctx, QuietGCInterval)
 	if cfg.Requests == nil {
 		cfg.Requests = func() int { return -1 }

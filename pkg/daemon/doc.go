@@ -19,7 +19,7 @@
 // The election's notices and the webhook's lines are printed here, when
 // they happen; pkg/printers makes their text.
 //
-// The process tunes its garbage collector for a resident cache (TuneGC)
+// The process tunes its garbage collector for a resident cache (tuneGC)
 // and, once quiet, returns what the caches' filling left behind
 // (CollectWhenQuiet, gc.go).
 package daemon
