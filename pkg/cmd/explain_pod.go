@@ -7,9 +7,7 @@ import (
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -21,35 +19,6 @@ import (
 
 // explain pod/NAME and explain --ip: the same planner, reasons and drift
 // as explain svc (pkg/explain), seen from a Pod or an address.
-
-// validatePodOrIP checks the flags of the Pod and address forms.
-func (o *ExplainOptions) validatePodOrIP() error {
-	if o.ShowPods != "" {
-		return exit.Usagef("--show-pods goes with svc/NAME")
-	}
-	if o.IP != "" {
-		if o.podMode || len(o.names) > 0 || o.Selector != "" {
-			return exit.Usagef("--ip takes no Service, Pod or -l: kubectl slices explain --ip ADDRESS")
-		}
-		if _, err := netip.ParseAddr(o.IP); err != nil {
-			return exit.Usagef("--ip must be an IPv4 or IPv6 address such as 10.244.3.16 or fd00::10, got %s", english.QuoteClip(o.IP, english.ClipLen))
-		}
-		return nil
-	}
-	if o.AllNamespaces {
-		return exit.Usagef("-A goes with --ip; a Pod is named in one namespace (-n)")
-	}
-	switch {
-	case len(o.pods) > 0 && o.Selector != "":
-		return exit.Usagef("name Pods or select them with -l, not both")
-	case len(o.pods) == 0 && o.Selector == "":
-		return exit.Usagef("name the Pod to explain: pod/NAME, or pod -l SELECTOR")
-	}
-	if _, err := labels.Parse(o.Selector); err != nil {
-		return exit.Usagef("-l %s is not a label selector: %s", english.QuoteClip(o.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
-	}
-	return nil
-}
 
 // source is the report's source field: where the objects were read.
 func (o *ExplainOptions) source() string {
@@ -127,13 +96,13 @@ func (o *ExplainOptions) readPods(ctx context.Context) (cluster.PodInputs, error
 		if rerr != nil {
 			return in, rerr
 		}
-		in, err = m.LoadPods(o.namespace, o.pods, o.Selector)
+		in, err = m.LoadPods(o.namespace, o.Target.Pods, o.Target.Selector)
 	} else {
 		client, cerr := o.Clientset()
 		if cerr != nil {
 			return in, cerr
 		}
-		in, err = cluster.Reader{Client: client}.LoadPods(ctx, o.namespace, o.pods, o.Selector)
+		in, err = cluster.Reader{Client: client}.LoadPods(ctx, o.namespace, o.Target.Pods, o.Target.Selector)
 	}
 	var nf *cluster.PodNotFoundError
 	switch {
@@ -164,7 +133,7 @@ func (o *ExplainOptions) readManifests(ctx context.Context) (*cluster.Manifests,
 // a publication is stale or not what the planner would publish, or a
 // Service that selects its Pod does not publish it.
 func (o *ExplainOptions) runIP(ctx context.Context) error {
-	addr, _ := netip.ParseAddr(o.IP)
+	addr, _ := netip.ParseAddr(o.Target.IP)
 	scope := o.namespace
 	if o.AllNamespaces {
 		scope = ""
