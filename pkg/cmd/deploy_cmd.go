@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/pager"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
@@ -160,9 +157,9 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 // cluster at hand, and then prints every address instead of waiting.
 const nodeReadTimeout = 10 * time.Second
 
-// readNodePodCIDRs lists the Nodes (in pages, as kubectl get does) for
-// their Pod CIDRs; a cluster it cannot reach or may not list Nodes of
-// leaves Err set, and the manifests admit every address.
+// readNodePodCIDRs lists the Nodes for their Pod CIDRs; a cluster it
+// cannot reach or may not list Nodes of leaves Err set, and the manifests
+// admit every address.
 func (o *DeployOptions) readNodePodCIDRs(ctx context.Context) *deploy.NodePodCIDRs {
 	cs, err := o.Clientset()
 	if err != nil {
@@ -170,13 +167,7 @@ func (o *DeployOptions) readNodePodCIDRs(ctx context.Context) *deploy.NodePodCID
 	}
 	ctx, cancel := context.WithTimeout(ctx, nodeReadTimeout)
 	defer cancel()
-	var nodes []corev1.Node
-	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return cs.CoreV1().Nodes().List(ctx, opts)
-	}).EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-		nodes = append(nodes, *obj.(*corev1.Node))
-		return nil
-	})
+	nodes, err := cluster.Reader{Client: cs}.AllNodes(ctx)
 	if err != nil {
 		return &deploy.NodePodCIDRs{Err: err}
 	}
