@@ -73,8 +73,5 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 	if err := printers.CheckOutput(o.Out, o.ErrOut, printers.StyleFor(o.Color, o.Out), o.Output, report); err != nil {
 		return err
 	}
-	if !report.Healthy {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(!report.Healthy)
 }

@@ -147,10 +147,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !report.InSync {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(!report.InSync)
 }
 
 // readCluster reads the Service and its inputs; all Pods of the namespace

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -35,45 +33,21 @@ func (o *ExplainOptions) runPods(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reports := make([]explain.PodReport, 0, len(in.Pods))
-	inSync := true
-	for _, pod := range in.Pods {
-		selecting, near := explain.SelectingServices(pod, in.Services)
-		views := make([]explain.ServiceView, 0, len(selecting))
-		for _, svc := range selecting {
-			v, err := o.view(ctx, reconcile.Input{Service: svc, Pods: []*corev1.Pod{pod}, Nodes: in.Nodes, Slices: in.SlicesOf(svc)})
-			if err != nil {
-				return err
-			}
-			views = append(views, v)
-		}
-		r := explain.BuildPod(pod, views, near, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
-		r.Source = o.source()
-		inSync = inSync && r.InSync
-		reports = append(reports, r)
+	view := func(in reconcile.Input) (explain.ServiceView, error) { return o.view(ctx, in) }
+	reports, inSync, err := explain.BuildPods(explain.PodsInput{Pods: in.Pods, Services: in.Services, Nodes: in.Nodes, SlicesOf: in.SlicesOf},
+		view, o.source(), explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
+	if err != nil {
+		return err
 	}
-	switch {
-	case o.Output != "" && len(reports) == 1:
-		err = printers.Data(o.Out, o.Output, reports[0])
-	case o.Output != "":
-		err = printers.Data(o.Out, o.Output, reports)
-	default:
-		for i, r := range reports {
-			if i > 0 {
-				fmt.Fprintln(o.Out)
-			}
-			if err = printers.ExplainPod(o.Out, printers.StyleFor(o.Color, o.Out), r); err != nil {
-				break
-			}
-		}
+	if o.Output != "" {
+		err = printers.PodsData(o.Out, o.Output, reports)
+	} else {
+		err = printers.ExplainPods(o.Out, printers.StyleFor(o.Color, o.Out), reports)
 	}
 	if err != nil {
 		return err
 	}
-	if !inSync {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(!inSync)
 }
 
 // view plans one Service with the Pods in question, printing the
@@ -157,13 +131,10 @@ func (o *ExplainOptions) runIP(ctx context.Context) error {
 			return exit.Cluster(err)
 		}
 	}
-	views := make([]explain.ServiceView, 0, len(in.Services))
-	for _, svc := range in.Services {
-		v, err := o.view(ctx, explain.IPView(svc, in.Holders, in.Slices, in.Nodes))
-		if err != nil {
-			return err
-		}
-		views = append(views, v)
+	view := func(in reconcile.Input) (explain.ServiceView, error) { return o.view(ctx, in) }
+	views, err := explain.IPViews(in.Services, in.Holders, in.Slices, in.Nodes, view)
+	if err != nil {
+		return err
 	}
 	r := explain.BuildIP(explain.IPInput{Address: addr, Namespace: scope, Holders: in.Holders, Slices: in.Holding, Endpoints: in.Endpoints, Views: views},
 		explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
@@ -178,8 +149,6 @@ func (o *ExplainOptions) runIP(ctx context.Context) error {
 		return err
 	case !r.Found:
 		return &exit.Error{Code: exit.NotFound, Err: exit.ErrPrinted}
-	case !r.InSync:
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
-	return nil
+	return exit.ChangesIf(!r.InSync)
 }

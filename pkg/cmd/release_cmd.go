@@ -118,10 +118,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	if err := exit.ForOutcomes(runs); err != nil {
 		return err
 	}
-	if refused > 0 {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(refused > 0)
 }
 
 // releaseView is what printers report of a hand-back.
