@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -88,10 +89,10 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 
 // Validate checks the flags; nothing is printed on error.
 func (o *DeployOptions) Validate() error {
-	switch {
-	case o.Output != "yaml" && o.Output != "json":
-		return exit.Usagef("-o must be yaml or json, got %q", o.Output)
-	case o.AllNamespaces:
+	if err := args.Output(o.Output, "yaml", "json"); err != nil {
+		return err
+	}
+	if o.AllNamespaces {
 		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
 	}
 	if o.WebhookClientCA != "" {

@@ -82,10 +82,8 @@ func (o *ExplainOptions) Complete(_ *cobra.Command, argv []string) error {
 
 // Validate checks flags and the argument before anything is read.
 func (o *ExplainOptions) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
+	if err := args.Output(o.Output, "", "json", "yaml"); err != nil {
+		return err
 	}
 	switch printers.ShowPods(o.ShowPods) {
 	case printers.ShowPodsAuto, printers.ShowPodsAll, printers.ShowPodsExcluded:

@@ -53,15 +53,12 @@ func newReleaseCommand(root *RootOptions) *cobra.Command {
 
 // Complete normalises the arguments, resolves the namespace and parses
 // --wait.
-func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
-	if o.wait != "" {
-		d, err := time.ParseDuration(o.wait)
-		if err != nil || d <= 0 {
-			return exit.Usagef("--wait must be a positive duration such as 90s or 5m, got %q", o.wait)
-		}
-		o.Wait = d
+func (o *ReleaseOptions) Complete(_ *cobra.Command, argv []string) error {
+	var err error
+	if o.Wait, err = args.Duration("--wait", o.wait); err != nil {
+		return err
 	}
-	return o.completeTargets(&o.Targets, args)
+	return o.completeTargets(&o.Targets, argv)
 }
 
 // Validate checks the flags before anything is read.

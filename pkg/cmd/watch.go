@@ -72,14 +72,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options, bar *progress.Bar) error {
 	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade, FirstPass: bar}
 	if o.Webhook.Addr != "" {
-		// The loop's own writes pass the guard: its identity (learned at
-		// start) with its field manager.
-		managers := []string{apply.FieldManager}
-		if o.FieldManager != apply.FieldManager {
-			managers = append(managers, o.FieldManager)
-		}
-		cfg.Webhook = o.Webhook.Webhook(o.Plan.options(), managers)
-		cfg.Webhook.AllowSelf = true
+		cfg.Webhook = o.Webhook.LoopWebhook(o.Plan.options(), o.FieldManager)
 	}
 	if o.Leader.Elect {
 		cfg.Lease = o.Leader.Lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
