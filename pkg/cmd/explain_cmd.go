@@ -85,9 +85,7 @@ func (o *ExplainOptions) Validate() error {
 	if err := args.Output(o.Output, "", "json", "yaml"); err != nil {
 		return err
 	}
-	switch printers.ShowPods(o.ShowPods) {
-	case printers.ShowPodsAuto, printers.ShowPodsAll, printers.ShowPodsExcluded:
-	default:
+	if !printers.ShowPods(o.ShowPods).Valid() {
 		return exit.Usagef("--show-pods must be all or excluded, got %q", o.ShowPods)
 	}
 	if o.Local != (len(o.Filenames) > 0) {

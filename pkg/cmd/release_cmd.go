@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
@@ -88,11 +87,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
 		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}}
-	svcs := make([]*corev1.Service, len(targets))
-	for i, t := range targets {
-		svcs[i] = t.Service // nil when not found
-	}
-	outs := lifecycle.ReleaseAll(ctx, client, svcs, opts)
+	outs := lifecycle.ReleaseAll(ctx, client, syncer.Services(targets), opts)
 	if ctx.Err() != nil {
 		return exit.FromSignal(ctx)
 	}

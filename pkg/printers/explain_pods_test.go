@@ -34,3 +34,12 @@ func TestExplainPods(t *testing.T) {
 		t.Errorf("two reports: %q, %v", list.String(), err)
 	}
 }
+
+// --show-pods takes all, excluded, or nothing (the default); no other word.
+func TestShowPodsValid(t *testing.T) {
+	for s, want := range map[ShowPods]bool{"": true, "all": true, "excluded": true, "none": false, "All": false} {
+		if s.Valid() != want {
+			t.Errorf("%q: valid %v, want %v", s, !want, want)
+		}
+	}
+}
