@@ -59,6 +59,16 @@ func Usagef(format string, a ...any) error {
 // nothing more and exits with its code.
 var ErrPrinted = errors.New("")
 
+// ChangesIf is exit 1 (Changes) when changed, after output that already
+// says what differs; nil otherwise. diff, explain, check and release end
+// with it.
+func ChangesIf(changed bool) error {
+	if changed {
+		return &Error{Code: Changes, Err: ErrPrinted}
+	}
+	return nil
+}
+
 // InterruptedError is the cause of a command context cancelled by a signal:
 // main sets it, and whatever error a command then returns is reported as the
 // interrupt, not as the request the signal cut short.
