@@ -94,7 +94,7 @@ func runOutside() int {
 		}
 	}()
 	start := time.Now()
-	if err := buildArtifacts(dir); err != nil {
+	if err := buildArtifacts(dir, os.Getenv("KUBECTL_SLICES_NODE_BIN_DIR")); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: build:", err)
 		return 1
 	}
@@ -162,7 +162,7 @@ func runInside(m *testing.M, nodeBin string) int {
 	}
 	node, err = cluster.StartNode(ctx, controlplane.NodeOptions{BinDir: nodeBin, IP: nodeIP, PodCIDR: podCIDR,
 		PauseImage: pauseImage, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc",
-		Images: []string{filepath.Join(artifacts, "pause.tar"), filepath.Join(artifacts, "plugin.tar"), filepath.Join(artifacts, "workload.tar")}})
+		Images: []string{filepath.Join(artifacts, "pause.tar"), filepath.Join(artifacts, "plugin.tar"), filepath.Join(artifacts, "workload.tar"), filepath.Join(artifacts, "kube-proxy.tar")}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start node:", err)
 		return 1
@@ -179,8 +179,9 @@ func repoRoot() string {
 }
 
 // buildArtifacts builds kubectl-slices (also the plugin kubectl runs here),
-// the workload and pause static, and an image archive of each.
-func buildArtifacts(dir string) error {
+// the workload and pause static, and an image archive of each, and the
+// kube-proxy image from nodeBin's kube-proxy.
+func buildArtifacts(dir, nodeBin string) error {
 	builds := []struct{ out, pkg, modDir string }{
 		{"kubectl-slices", "./cmd/kubectl-slices", repoRoot()},
 		{"workload", "./cmd/workload", filepath.Join(repoRoot(), "test")},
@@ -211,6 +212,14 @@ func buildArtifacts(dir string) error {
 		{"pause.tar", ociimage.Image{Name: pauseImage, Files: map[string]string{"/pause": filepath.Join(dir, "pause")},
 			Entrypoint: []string{"/pause"}, User: "65535:65535"}},
 	}
+	proxy, err := kubeProxyImageSpec(nodeBin)
+	if err != nil {
+		return err
+	}
+	images = append(images, struct {
+		file string
+		img  ociimage.Image
+	}{"kube-proxy.tar", proxy})
 	for _, i := range images {
 		if err := ociimage.Write(filepath.Join(dir, i.file), i.img); err != nil {
 			return err
