@@ -143,19 +143,22 @@ func runInside(m *testing.M, nodeBin string) int {
 	var err error
 	cluster, err = controlplane.Start(ctx, controlplane.Options{Dir: filepath.Join(artifacts, "cluster"), BindAddress: "0.0.0.0", AdvertiseAddress: nodeIP,
 		// Webhook calls go to the Service's endpoints, not its ClusterIP:
-		// there is no kube-proxy. The kubelet (logs) by its address: its
-		// name resolves nowhere.
-		APIServerArgs: []string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP"}})
+		// the API server starts before kube-proxy, a Pod, and must not
+		// depend on it. The kubelet (logs) by its address: its name
+		// resolves nowhere.
+		// Privileged containers (kube-proxy), as kubeadm allows them.
+		APIServerArgs: []string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP", "--allow-privileged=true"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start control plane:", err)
 		return 1
 	}
 	defer cluster.Stop()
-	// Deployments, ReplicaSets, default ServiceAccounts and the
-	// kube-root-ca.crt ConfigMap Pods mount with their token. No
+	// Deployments, ReplicaSets, DaemonSets (kube-proxy), default
+	// ServiceAccounts and the kube-root-ca.crt ConfigMap Pods mount with
+	// their token. No
 	// EndpointSlice controller: the slices are kubectl-slices' to write.
 	if err := cluster.StartControllersWith(ctx, []string{"--root-ca-file", filepath.Join(cluster.Dir, "certs", "apiserver.crt")},
-		"deployment-controller", "replicaset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
+		"deployment-controller", "replicaset-controller", "daemonset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
 		"garbage-collector-controller", "namespace-controller"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start controllers:", err)
 		return 1
@@ -168,7 +171,12 @@ func runInside(m *testing.M, nodeBin string) int {
 		return 1
 	}
 	defer node.Stop()
-	fmt.Fprintf(os.Stderr, "e2enode: control plane and node Ready in %s\n", time.Since(start).Round(time.Millisecond))
+	proxyModes = []proxyMode{{Name: "kube-proxy", Mode: "nftables", Node: controlplane.NodeName}}
+	if err := deployKubeProxy(ctx, proxyModes); err != nil {
+		fmt.Fprintln(os.Stderr, "e2enode:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "e2enode: control plane, node and kube-proxy Ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
 }
 

@@ -1,0 +1,201 @@
+package e2enode
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestKubeProxyRoutesClusterIP: kube-proxy, a DaemonSet Pod from the image
+// built here, programs a Service whose slices kubectl-slices writes, and a
+// client Pod's requests to the ClusterIP reach exactly the ready backends:
+// all three, then, one made not ready and the slices synced again, the two
+// others only. kubectl exec into the kube-proxy Pod reads the node's rules
+// with the image's nft (and sh): the Service's chain jumps to as many
+// endpoints as answer.
+func TestKubeProxyRoutesClusterIP(t *testing.T) {
+	requireNode(t)
+	proxy := kubeProxyPods(t)[node.Name()]
+	ns := newNamespace(t, nil)
+	var manifests []string
+	for i := 1; i <= 3; i++ {
+		manifests = append(manifests, workloadPod(fmt.Sprintf("web-%d", i), map[string]string{"app": "web"}))
+	}
+	manifests = append(manifests, workloadPod("client", map[string]string{"app": "client"}), webService)
+	kubectl(t, strings.Join(manifests, "---\n"), "apply", "-n", ns, "-f", "-").ok(t)
+	backends := runningPods(t, ns, "app=web", 3, true)
+	client := runningPods(t, ns, "app=client", 1, true)[0]
+	svc, err := cluster.Admin.CoreV1().Services(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]bool{}
+	for _, p := range backends {
+		all[p.Name] = true
+	}
+	syncSlices(t, ns, backends)
+	target := "http://" + svc.Spec.ClusterIP + "/hostname"
+	waitAnswers(t, client, target, all)
+	programs(t, proxy, ns, svc, backends)
+
+	// web-3 fails its readiness probe; the slices say so; kube-proxy stops
+	// sending it traffic.
+	off := backendNamed(t, backends, "web-3")
+	if code, body, err := httpDo("POST", fmt.Sprintf("http://%s:8000/ready/off", off.Status.PodIP)); err != nil || code != 200 {
+		t.Fatalf("POST /ready/off: %d %q %v", code, body, err)
+	}
+	eventually(t, 30*time.Second, "web-3 not ready", func() error {
+		p, err := cluster.Admin.CoreV1().Pods(ns).Get(context.Background(), "web-3", metav1.GetOptions{})
+		if err != nil || podReady(p) {
+			return fmt.Errorf("still ready (%v)", err)
+		}
+		return nil
+	})
+	syncSlices(t, ns, backends, "web-3")
+	waitAnswers(t, client, target, map[string]bool{"web-1": true, "web-2": true})
+	programs(t, proxy, ns, svc, []corev1.Pod{backendNamed(t, backends, "web-1"), backendNamed(t, backends, "web-2")})
+}
+
+// kubeProxyPods waits until each node's kube-proxy Pod is Ready and
+// returns them by node.
+func kubeProxyPods(t *testing.T) map[string]corev1.Pod {
+	t.Helper()
+	pods := runningPods(t, "kube-system", kubeProxyLabel, len(proxyModes), true)
+	byNode := map[string]corev1.Pod{}
+	for _, p := range pods {
+		byNode[p.Spec.NodeName] = p
+	}
+	for _, m := range proxyModes {
+		if p, ok := byNode[m.Node]; !ok || p.Labels[proxyModeLabel] != m.Mode {
+			t.Fatalf("no %s kube-proxy Pod on %s: %v", m.Mode, m.Node, byNode)
+		}
+	}
+	return byNode
+}
+
+// syncSlices writes the Service web's slices with kubectl slices sync and
+// waits until they publish the backends, those named in notReady as not
+// ready.
+func syncSlices(t *testing.T, ns string, backends []corev1.Pod, notReady ...string) {
+	t.Helper()
+	kubectl(t, "", "slices", "sync", "svc/web", "-n", ns).ok(t)
+	want := map[string]bool{}
+	for _, p := range backends {
+		want[p.Status.PodIP] = !contains(notReady, p.Name)
+	}
+	waitSlice(t, ns, "web", want)
+}
+
+// waitAnswers waits until 30 requests from the client Pod to target are
+// all answered, by exactly the backends in want (their names).
+func waitAnswers(t *testing.T, client corev1.Pod, target string, want map[string]bool) {
+	t.Helper()
+	eventually(t, 30*time.Second, fmt.Sprintf("%s from %s answered by %v", target, client.Name, keys(want)), func() error {
+		got, err := answers(client, target, 30)
+		if err != nil {
+			return err
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("answered by %v", keys(got))
+		}
+		return nil
+	})
+}
+
+// answers asks the client Pod to fetch target count times (the workload's
+// /fetch) and returns who answered; a request not answered is an error.
+func answers(client corev1.Pod, target string, count int) (map[string]bool, error) {
+	code, body, err := httpGet(fmt.Sprintf("http://%s:8000/fetch?count=%d&url=%s", client.Status.PodIP, count, url.QueryEscape(target)))
+	if err != nil || code != 200 {
+		return nil, fmt.Errorf("fetch through %s: %d %v %s", client.Name, code, err, body)
+	}
+	got := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		if strings.HasPrefix(line, "error:") {
+			return nil, fmt.Errorf("from %s: %s", client.Name, line)
+		}
+		got[line] = true
+	}
+	return got, nil
+}
+
+// programs fails the test unless the node's rules, read through kubectl
+// exec into its kube-proxy Pod, send the Service's ClusterIP port to
+// exactly the Pods' addresses.
+func programs(t *testing.T, proxy corev1.Pod, ns string, svc *corev1.Service, pods []corev1.Pod) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, p := range pods {
+		want[p.Status.PodIP] = true
+	}
+	got, rules := programmedEndpoints(t, proxy, ns, svc)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("kube-proxy on %s sends %s/web to %v, want %v:\n%s", proxy.Spec.NodeName, ns, keys(got), keys(want), rules)
+	}
+}
+
+// endpointAddr is an endpoint in a Service chain: "IP . port" in the map
+// of a chain that DNATs itself, or the name of an endpoint chain
+// ("endpoint-HASH-ns/name/tcp/port__IP/port") it jumps to.
+var endpointAddr = regexp.MustCompile(`(?:: |__)(\d+\.\d+\.\d+\.\d+)(?: \. |/)\d+`)
+
+// programmedEndpoints reads, through kubectl exec into the kube-proxy Pod,
+// the endpoint addresses the node's rules send the Service's ClusterIP port
+// to, and the rules it read.
+func programmedEndpoints(t *testing.T, proxy corev1.Pod, ns string, svc *corev1.Service) (map[string]bool, string) {
+	t.Helper()
+	// nftables: the service-ips map sends "ip . tcp . port" (nft prints
+	// tcp as 6) to the Service's chain.
+	m := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "sh", "-c", "nft list map ip kube-proxy service-ips").ok(t)
+	element := regexp.MustCompile(regexp.QuoteMeta(svc.Spec.ClusterIP) + ` \. (?:tcp|6) \. ` + fmt.Sprint(svc.Spec.Ports[0].Port) + ` : goto ([^,\s}]+)`)
+	match := element.FindStringSubmatch(m)
+	if match == nil {
+		t.Fatalf("no element for %s in kube-proxy's service-ips map on %s:\n%s", svc.Spec.ClusterIP, proxy.Spec.NodeName, m)
+	}
+	out := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "nft", "list", "chain", "ip", "kube-proxy", match[1]).ok(t)
+	if !strings.Contains(out, ns+"/web") {
+		t.Fatalf("chain %s is not %s/web's:\n%s", match[1], ns, out)
+	}
+	got := map[string]bool{}
+	for _, a := range endpointAddr.FindAllStringSubmatch(out, -1) {
+		got[a[1]] = true
+	}
+	return got, out
+}
+
+func backendNamed(t *testing.T, pods []corev1.Pod, name string) corev1.Pod {
+	t.Helper()
+	for _, p := range pods {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no Pod %s", name)
+	return corev1.Pod{}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
