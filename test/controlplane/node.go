@@ -51,10 +51,12 @@ type NodeOptions struct {
 	PodCIDR string
 	// Own runs the node in network and mount namespaces of its own, linked
 	// to the caller's by a veth pair: the caller's namespace routes IP and
-	// PodCIDR there, the node's routes everything else to the API server's
-	// advertised address (the first node's IP). Its kubelet's tmpfs mounts
-	// and the containers' mounts stay in its mount namespace.
-	Own bool
+	// PodCIDR there, the node's routes the API server's advertised address
+	// (the first node's IP) and PeerCIDRs (the other nodes' Pods) back; no
+	// default route. Its kubelet's tmpfs mounts and the containers' mounts
+	// stay in its mount namespace.
+	Own       bool
+	PeerCIDRs []string
 	// PauseImage is the sandbox image, one of Images: nothing is pulled.
 	PauseImage string
 	// Images are OCI archives imported into containerd before the kubelet
@@ -142,7 +144,7 @@ func (n *Node) start(ctx context.Context) error {
 	}
 	if n.opts.Own {
 		var err error
-		if n.ns, err = newNodeNamespaces(n.dir, n.opts.IP, n.cp.opts.AdvertiseAddress, n.opts.PodCIDR); err != nil {
+		if n.ns, err = newNodeNamespaces(n.dir, n.opts.IP, n.cp.opts.AdvertiseAddress, n.opts.PodCIDR, n.opts.PeerCIDRs); err != nil {
 			return err
 		}
 	}
@@ -293,6 +295,7 @@ func (n *Node) Stop() {
 		}
 	}
 	n.containerd.stop(10 * time.Second)
+	n.ns.stop()
 }
 
 // labelFlag is the kubelet's --node-labels for labels, sorted, or none.

@@ -14,9 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestKubeProxyRoutesClusterIP: kube-proxy, a DaemonSet Pod from the image
-// built here, programs a Service whose slices kubectl-slices writes, and a
-// client Pod's requests to the ClusterIP reach exactly the ready backends:
+// TestKubeProxyRoutesClusterIP: kube-proxy in nftables mode, a DaemonSet
+// Pod from the image built here, programs a Service whose slices
+// kubectl-slices writes, and a client Pod's requests (all on the first
+// node) to the ClusterIP reach exactly the ready backends:
 // all three, then, one made not ready and the slices synced again, the two
 // others only. kubectl exec into the kube-proxy Pod reads the node's rules
 // with the image's nft (and sh): the Service's chain jumps to as many
@@ -27,12 +28,12 @@ func TestKubeProxyRoutesClusterIP(t *testing.T) {
 	ns := newNamespace(t, nil)
 	var manifests []string
 	for i := 1; i <= 3; i++ {
-		manifests = append(manifests, workloadPod(fmt.Sprintf("web-%d", i), map[string]string{"app": "web"}))
+		manifests = append(manifests, workloadPodIn(fmt.Sprintf("web-%d", i), map[string]string{"app": "web"}, zoneA))
 	}
-	manifests = append(manifests, workloadPod("client", map[string]string{"app": "client"}), webService)
+	manifests = append(manifests, workloadPodIn("client", map[string]string{"app": "client"}, zoneA), webService)
 	kubectl(t, strings.Join(manifests, "---\n"), "apply", "-n", ns, "-f", "-").ok(t)
-	backends := runningPods(t, ns, "app=web", 3, true)
-	client := runningPods(t, ns, "app=client", 1, true)[0]
+	backends := onNode(t, runningPods(t, ns, "app=web", 3, true), node.Name())
+	client := onNode(t, runningPods(t, ns, "app=client", 1, true), node.Name())[0]
 	svc, err := cluster.Admin.CoreV1().Services(ns).Get(context.Background(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,77 @@ func TestKubeProxyRoutesClusterIP(t *testing.T) {
 	syncSlices(t, ns, backends, "web-3")
 	waitAnswers(t, client, target, map[string]bool{"web-1": true, "web-2": true})
 	programs(t, proxy, ns, svc, []corev1.Pod{backendNamed(t, backends, "web-1"), backendNamed(t, backends, "web-2")})
+}
+
+// TestKubeProxyRoutesAcrossNodes: on each node its kube-proxy (nftables
+// on the first, iptables on the second) programs the Service's backends on
+// both nodes, and a client Pod on each node reaches all of them across the
+// nodes' link; one backend made not ready leaves both nodes' rules and
+// traffic. Each node's rules are read through kubectl exec into its own
+// kube-proxy Pod, with the binaries of its mode.
+func TestKubeProxyRoutesAcrossNodes(t *testing.T) {
+	requireNode(t)
+	proxies := kubeProxyPods(t)
+	ns := newNamespace(t, nil)
+	manifests := []string{webService,
+		workloadPodIn("web-a1", map[string]string{"app": "web"}, zoneA), workloadPodIn("web-a2", map[string]string{"app": "web"}, zoneA),
+		workloadPodIn("web-b1", map[string]string{"app": "web"}, zoneB),
+		workloadPodIn("client-a", map[string]string{"app": "client"}, zoneA), workloadPodIn("client-b", map[string]string{"app": "client"}, zoneB)}
+	kubectl(t, strings.Join(manifests, "---\n"), "apply", "-n", ns, "-f", "-").ok(t)
+	backends := runningPods(t, ns, "app=web", 3, true)
+	clients := runningPods(t, ns, "app=client", 2, true)
+	for _, p := range append(append([]corev1.Pod(nil), backends...), clients...) {
+		want, cidr := node.Name(), "10.244.0."
+		if strings.HasSuffix(p.Name, "-b1") || p.Name == "client-b" {
+			want, cidr = nodeB.Name(), "10.244.1."
+		}
+		if p.Spec.NodeName != want || !strings.HasPrefix(p.Status.PodIP, cidr) {
+			t.Fatalf("pod %s on %s at %s, want %s in %s0/24", p.Name, p.Spec.NodeName, p.Status.PodIP, want, cidr)
+		}
+	}
+	svc, err := cluster.Admin.CoreV1().Services(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncSlices(t, ns, backends)
+	target := "http://" + svc.Spec.ClusterIP + "/hostname"
+	all := map[string]bool{"web-a1": true, "web-a2": true, "web-b1": true}
+	for _, c := range clients {
+		waitAnswers(t, c, target, all)
+	}
+	for _, proxy := range proxies {
+		programs(t, proxy, ns, svc, backends)
+	}
+
+	off := backendNamed(t, backends, "web-b1")
+	if code, body, err := httpDo("POST", fmt.Sprintf("http://%s:8000/ready/off", off.Status.PodIP)); err != nil || code != 200 {
+		t.Fatalf("POST /ready/off: %d %q %v", code, body, err)
+	}
+	eventually(t, 30*time.Second, "web-b1 not ready", func() error {
+		p, err := cluster.Admin.CoreV1().Pods(ns).Get(context.Background(), "web-b1", metav1.GetOptions{})
+		if err != nil || podReady(p) {
+			return fmt.Errorf("still ready (%v)", err)
+		}
+		return nil
+	})
+	syncSlices(t, ns, backends, "web-b1")
+	for _, c := range clients {
+		waitAnswers(t, c, target, map[string]bool{"web-a1": true, "web-a2": true})
+	}
+	for _, proxy := range proxies {
+		programs(t, proxy, ns, svc, []corev1.Pod{backendNamed(t, backends, "web-a1"), backendNamed(t, backends, "web-a2")})
+	}
+}
+
+// onNode fails the test unless every Pod runs on the node; it returns them.
+func onNode(t *testing.T, pods []corev1.Pod, name string) []corev1.Pod {
+	t.Helper()
+	for _, p := range pods {
+		if p.Spec.NodeName != name {
+			t.Fatalf("pod %s on %q, want %s", p.Name, p.Spec.NodeName, name)
+		}
+	}
+	return pods
 }
 
 // kubeProxyPods waits until each node's kube-proxy Pod is Ready and
@@ -149,9 +221,13 @@ var endpointAddr = regexp.MustCompile(`(?:: |__)(\d+\.\d+\.\d+\.\d+)(?: \. |/)\d
 
 // programmedEndpoints reads, through kubectl exec into the kube-proxy Pod,
 // the endpoint addresses the node's rules send the Service's ClusterIP port
-// to, and the rules it read.
+// to, and the rules it read: with nft in nftables mode, iptables-save in
+// iptables mode.
 func programmedEndpoints(t *testing.T, proxy corev1.Pod, ns string, svc *corev1.Service) (map[string]bool, string) {
 	t.Helper()
+	if proxy.Labels[proxyModeLabel] == "iptables" {
+		return iptablesEndpoints(t, proxy, ns, svc)
+	}
 	// nftables: the service-ips map sends "ip . tcp . port" (nft prints
 	// tcp as 6) to the Service's chain.
 	m := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "sh", "-c", "nft list map ip kube-proxy service-ips").ok(t)
@@ -167,6 +243,39 @@ func programmedEndpoints(t *testing.T, proxy corev1.Pod, ns string, svc *corev1.
 	got := map[string]bool{}
 	for _, a := range endpointAddr.FindAllStringSubmatch(out, -1) {
 		got[a[1]] = true
+	}
+	return got, out
+}
+
+// iptablesEndpoints reads the nat table: KUBE-SERVICES jumps from the
+// ClusterIP's port to the Service's KUBE-SVC chain, which jumps to a
+// KUBE-SEP chain per endpoint, each DNATing to its address.
+func iptablesEndpoints(t *testing.T, proxy corev1.Pod, ns string, svc *corev1.Service) (map[string]bool, string) {
+	t.Helper()
+	out := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "iptables-save", "-t", "nat").ok(t)
+	lines := strings.Split(out, "\n")
+	svcChain := ""
+	prefix := fmt.Sprintf("-A KUBE-SERVICES -d %s/32 -p tcp -m comment --comment \"%s/web:http cluster IP\" -m tcp --dport %d -j ",
+		svc.Spec.ClusterIP, ns, svc.Spec.Ports[0].Port)
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			svcChain = strings.TrimPrefix(l, prefix)
+		}
+	}
+	if svcChain == "" {
+		t.Fatalf("no %q in the nat table on %s:\n%s", prefix, proxy.Spec.NodeName, out)
+	}
+	seps := map[string]bool{}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "-A" && f[1] == svcChain && f[len(f)-2] == "-j" && strings.HasPrefix(f[len(f)-1], "KUBE-SEP-") {
+			seps[f[len(f)-1]] = true
+		}
+	}
+	got := map[string]bool{}
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "-A" && seps[f[1]] && f[len(f)-2] == "--to-destination" {
+			got[f[len(f)-1][:strings.LastIndex(f[len(f)-1], ":")]] = true
+		}
 	}
 	return got, out
 }

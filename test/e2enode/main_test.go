@@ -25,9 +25,16 @@ const (
 	pauseImage    = "localhost/pause:e2e"
 )
 
+// The two nodes: the first in the test's network namespace, with the API
+// server; the second in namespaces of its own, routed to the first.
 const (
-	nodeIP  = "172.30.0.1"
-	podCIDR = "10.244.0.0/24"
+	nodeIP   = "172.30.0.1"
+	podCIDR  = "10.244.0.0/24"
+	nodeBIP  = "172.30.0.2"
+	podCIDRB = "10.244.1.0/24"
+	zoneA    = "zone-a"
+	zoneB    = "zone-b"
+	zoneKey  = "topology.kubernetes.io/zone"
 	// insideEnv marks the re-executed test binary, inside its namespaces;
 	// it holds the directory of the binaries and images built outside.
 	insideEnv = "KUBECTL_SLICES_NODE_INSIDE"
@@ -36,7 +43,8 @@ const (
 var (
 	skipReason string
 	cluster    *controlplane.ControlPlane
-	node       *controlplane.Node
+	node       *controlplane.Node // the first
+	nodeB      *controlplane.Node
 	artifacts  string // kubectl-slices, the image archives
 )
 
@@ -145,8 +153,8 @@ func runInside(m *testing.M, nodeBin string) int {
 		// Webhook calls go to the Service's endpoints, not its ClusterIP:
 		// the API server starts before kube-proxy, a Pod, and must not
 		// depend on it. The kubelet (logs) by its address: its name
-		// resolves nowhere.
-		// Privileged containers (kube-proxy), as kubeadm allows them.
+		// resolves nowhere. Privileged containers (kube-proxy), as
+		// kubeadm allows them.
 		APIServerArgs: []string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP", "--allow-privileged=true"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start control plane:", err)
@@ -155,29 +163,52 @@ func runInside(m *testing.M, nodeBin string) int {
 	defer cluster.Stop()
 	// Deployments, ReplicaSets, DaemonSets (kube-proxy), default
 	// ServiceAccounts and the kube-root-ca.crt ConfigMap Pods mount with
-	// their token. No
-	// EndpointSlice controller: the slices are kubectl-slices' to write.
+	// their token. No EndpointSlice controller: the slices are
+	// kubectl-slices' to write.
 	if err := cluster.StartControllersWith(ctx, []string{"--root-ca-file", filepath.Join(cluster.Dir, "certs", "apiserver.crt")},
 		"deployment-controller", "replicaset-controller", "daemonset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
 		"garbage-collector-controller", "namespace-controller"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start controllers:", err)
 		return 1
 	}
-	node, err = cluster.StartNode(ctx, controlplane.NodeOptions{BinDir: nodeBin, IP: nodeIP, PodCIDR: podCIDR,
-		PauseImage: pauseImage, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc",
-		Images: []string{filepath.Join(artifacts, "pause.tar"), filepath.Join(artifacts, "plugin.tar"), filepath.Join(artifacts, "workload.tar"), filepath.Join(artifacts, "kube-proxy.tar")}})
+	stop, err := startNodes(ctx, nodeBin)
+	defer stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2enode: start node:", err)
+		fmt.Fprintln(os.Stderr, "e2enode:", err)
 		return 1
 	}
-	defer node.Stop()
-	proxyModes = []proxyMode{{Name: "kube-proxy", Mode: "nftables", Node: controlplane.NodeName}}
+	proxyModes = []proxyMode{{Name: "kube-proxy", Mode: "nftables", Node: node.Name()},
+		{Name: "kube-proxy-iptables", Mode: "iptables", Node: nodeB.Name()}}
 	if err := deployKubeProxy(ctx, proxyModes); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode:", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "e2enode: control plane, node and kube-proxy Ready in %s\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "e2enode: control plane, two nodes and kube-proxy Ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
+}
+
+// startNodes starts the two nodes, one per zone, each with every image;
+// stop stops those started.
+func startNodes(ctx context.Context, nodeBin string) (stop func(), err error) {
+	var images []string
+	for _, f := range []string{"pause.tar", "plugin.tar", "workload.tar", "kube-proxy.tar"} {
+		images = append(images, filepath.Join(artifacts, f))
+	}
+	opts := func(name, ip, cidr, zone string, peers []string) controlplane.NodeOptions {
+		return controlplane.NodeOptions{Name: name, BinDir: nodeBin, IP: ip, PodCIDR: cidr, Own: peers != nil, PeerCIDRs: peers, Labels: map[string]string{zoneKey: zone},
+			PauseImage: pauseImage, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc", Images: images}
+	}
+	stop = func() {
+		nodeB.Stop()
+		node.Stop()
+	}
+	if node, err = cluster.StartNode(ctx, opts(controlplane.NodeName, nodeIP, podCIDR, zoneA, nil)); err != nil {
+		return stop, fmt.Errorf("start node %s: %w", controlplane.NodeName, err)
+	}
+	if nodeB, err = cluster.StartNode(ctx, opts(controlplane.NodeNameB, nodeBIP, podCIDRB, zoneB, []string{podCIDR})); err != nil {
+		return stop, fmt.Errorf("start node %s: %w", controlplane.NodeNameB, err)
+	}
+	return stop, nil
 }
 
 // repoRoot is two levels above this file.
