@@ -25,6 +25,9 @@ const (
 	// clusterCIDR is every node's Pod range: kube-proxy masquerades traffic
 	// to a Service from outside it, as kubeadm's podSubnet.
 	clusterCIDR = "10.244.0.0/16"
+	// xtablesLock is the iptables lock kubeadm's kube-proxy shares with
+	// the host's iptables.
+	xtablesLock = "/run/xtables.lock"
 )
 
 // kubeProxyManifests are kube-proxy as kubeadm deploys it, one DaemonSet
@@ -117,7 +120,7 @@ spec:
           periodSeconds: 1
         volumeMounts:
         - {mountPath: /var/lib/kube-proxy, name: kube-proxy}
-        - {mountPath: /run/xtables.lock, name: xtables-lock}%[5]s
+        - {mountPath: %[8]s, name: xtables-lock}%[5]s
       hostNetwork: true
       priorityClassName: system-node-critical
       serviceAccountName: kube-proxy
@@ -125,6 +128,6 @@ spec:
       nodeSelector: {kubernetes.io/os: linux, kubernetes.io/hostname: %[7]s}
       volumes:
       - {name: kube-proxy, configMap: {name: %[1]s}}
-      - {name: xtables-lock, hostPath: {path: /run/xtables.lock, type: FileOrCreate}}%[6]s
-`, m.Name, proxyModeLabel, m.Mode, kubeProxyImage, modulesMount, modulesVolume, m.Node)
+      - {name: xtables-lock, hostPath: {path: %[8]s, type: FileOrCreate}}%[6]s
+`, m.Name, proxyModeLabel, m.Mode, kubeProxyImage, modulesMount, modulesVolume, m.Node, xtablesLock)
 }

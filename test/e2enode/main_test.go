@@ -91,14 +91,17 @@ func runOutside() int {
 		defer fmt.Fprintln(os.Stderr, "e2enode: kept", dir)
 	}
 	var made []string
-	for _, p := range controlplane.NodeMountPoints {
+	// kube-proxy's hostPath /run/xtables.lock (FileOrCreate, as kubeadm's)
+	// is made on the host's /run when missing: removed after, as the
+	// mount points are.
+	for _, p := range append([]string{xtablesLock}, controlplane.NodeMountPoints...) {
 		if _, err := os.Stat(p); os.IsNotExist(err) {
 			made = append(made, p)
 		}
 	}
 	defer func() {
 		for _, p := range made {
-			_ = os.Remove(p) // empty once the namespaces ended
+			_ = os.Remove(p) // empty once the namespaces ended; the lock file is empty
 		}
 	}()
 	start := time.Now()
