@@ -17,11 +17,11 @@ import (
 // TestKubeProxyRoutesClusterIP: kube-proxy in nftables mode, a DaemonSet
 // Pod from the image built here, programs a Service whose slices
 // kubectl-slices writes, and a client Pod's requests (all on the first
-// node) to the ClusterIP reach exactly the ready backends:
-// all three, then, one made not ready and the slices synced again, the two
-// others only. kubectl exec into the kube-proxy Pod reads the node's rules
-// with the image's nft (and sh): the Service's chain jumps to as many
-// endpoints as answer.
+// node) to the ClusterIP reach exactly the ready backends: all three, then,
+// one made not ready and the slices synced again, the two others only.
+// kubectl exec into the kube-proxy Pod reads the node's rules with the
+// image's nft (and sh): the Service's chain sends the ClusterIP to exactly
+// the addresses that answer.
 func TestKubeProxyRoutesClusterIP(t *testing.T) {
 	requireNode(t)
 	proxy := kubeProxyPods(t)[node.Name()]
@@ -49,17 +49,7 @@ func TestKubeProxyRoutesClusterIP(t *testing.T) {
 
 	// web-3 fails its readiness probe; the slices say so; kube-proxy stops
 	// sending it traffic.
-	off := backendNamed(t, backends, "web-3")
-	if code, body, err := httpDo("POST", fmt.Sprintf("http://%s:8000/ready/off", off.Status.PodIP)); err != nil || code != 200 {
-		t.Fatalf("POST /ready/off: %d %q %v", code, body, err)
-	}
-	eventually(t, 30*time.Second, "web-3 not ready", func() error {
-		p, err := cluster.Admin.CoreV1().Pods(ns).Get(context.Background(), "web-3", metav1.GetOptions{})
-		if err != nil || podReady(p) {
-			return fmt.Errorf("still ready (%v)", err)
-		}
-		return nil
-	})
+	makeNotReady(t, backendNamed(t, backends, "web-3"))
 	syncSlices(t, ns, backends, "web-3")
 	waitAnswers(t, client, target, map[string]bool{"web-1": true, "web-2": true})
 	programs(t, proxy, ns, svc, []corev1.Pod{backendNamed(t, backends, "web-1"), backendNamed(t, backends, "web-2")})
@@ -105,17 +95,7 @@ func TestKubeProxyRoutesAcrossNodes(t *testing.T) {
 		programs(t, proxy, ns, svc, backends)
 	}
 
-	off := backendNamed(t, backends, "web-b1")
-	if code, body, err := httpDo("POST", fmt.Sprintf("http://%s:8000/ready/off", off.Status.PodIP)); err != nil || code != 200 {
-		t.Fatalf("POST /ready/off: %d %q %v", code, body, err)
-	}
-	eventually(t, 30*time.Second, "web-b1 not ready", func() error {
-		p, err := cluster.Admin.CoreV1().Pods(ns).Get(context.Background(), "web-b1", metav1.GetOptions{})
-		if err != nil || podReady(p) {
-			return fmt.Errorf("still ready (%v)", err)
-		}
-		return nil
-	})
+	makeNotReady(t, backendNamed(t, backends, "web-b1"))
 	syncSlices(t, ns, backends, "web-b1")
 	for _, c := range clients {
 		waitAnswers(t, c, target, map[string]bool{"web-a1": true, "web-a2": true})
@@ -123,6 +103,22 @@ func TestKubeProxyRoutesAcrossNodes(t *testing.T) {
 	for _, proxy := range proxies {
 		programs(t, proxy, ns, svc, []corev1.Pod{backendNamed(t, backends, "web-a1"), backendNamed(t, backends, "web-a2")})
 	}
+}
+
+// makeNotReady switches the workload Pod's readiness off and waits until
+// the kubelet's probe reports it.
+func makeNotReady(t *testing.T, pod corev1.Pod) {
+	t.Helper()
+	if code, body, err := httpDo("POST", fmt.Sprintf("http://%s:8000/ready/off", pod.Status.PodIP)); err != nil || code != 200 {
+		t.Fatalf("POST /ready/off on %s: %d %q %v", pod.Name, code, body, err)
+	}
+	eventually(t, 30*time.Second, pod.Name+" not ready", func() error {
+		p, err := cluster.Admin.CoreV1().Pods(pod.Namespace).Get(context.Background(), pod.Name, metav1.GetOptions{})
+		if err != nil || podReady(p) {
+			return fmt.Errorf("still ready (%v)", err)
+		}
+		return nil
+	})
 }
 
 // onNode fails the test unless every Pod runs on the node; it returns them.
