@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // NodeName is the name the first real node registers under; NodeNameB the
@@ -176,6 +177,12 @@ func (n *Node) start(ctx context.Context) error {
 	}
 	if err := n.waitReady(ctx); err != nil {
 		return err
+	}
+	// What kube-controller-manager's node IPAM would write (set once):
+	// the Node says its Pod range, as the bridge's CNI config has it.
+	patch := fmt.Sprintf(`{"spec":{"podCIDR":%q,"podCIDRs":[%q]}}`, n.opts.PodCIDR, n.opts.PodCIDR)
+	if _, err := n.cp.Admin.CoreV1().Nodes().Patch(ctx, n.opts.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("node %s: set spec.podCIDR: %w", n.opts.Name, err)
 	}
 	if n.cp.binder == nil {
 		n.cp.binder = n

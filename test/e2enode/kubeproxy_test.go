@@ -73,12 +73,16 @@ func TestKubeProxyRoutesAcrossNodes(t *testing.T) {
 	backends := runningPods(t, ns, "app=web", 3, true)
 	clients := runningPods(t, ns, "app=client", 2, true)
 	for _, p := range append(append([]corev1.Pod(nil), backends...), clients...) {
-		want, cidr := node.Name(), "10.244.0."
+		want, cidr := node.Name(), podCIDR
 		if strings.HasSuffix(p.Name, "-b1") || p.Name == "client-b" {
-			want, cidr = nodeB.Name(), "10.244.1."
+			want, cidr = nodeB.Name(), podCIDRB
 		}
-		if p.Spec.NodeName != want || !strings.HasPrefix(p.Status.PodIP, cidr) {
-			t.Fatalf("pod %s on %s at %s, want %s in %s0/24", p.Name, p.Spec.NodeName, p.Status.PodIP, want, cidr)
+		n, err := cluster.Admin.CoreV1().Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Spec.NodeName != want || n.Spec.PodCIDR != cidr || !strings.HasPrefix(p.Status.PodIP, strings.TrimSuffix(cidr, "0/24")) {
+			t.Fatalf("pod %s on %s (podCIDR %s) at %s, want %s in %s", p.Name, p.Spec.NodeName, n.Spec.PodCIDR, p.Status.PodIP, want, cidr)
 		}
 	}
 	svc, err := cluster.Admin.CoreV1().Services(ns).Get(context.Background(), "web", metav1.GetOptions{})
