@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a real test node needs from the Go module proxy into a cache folder outside the
 # repository, and prints that folder on its last line:
-#   kubelet                        k8s.io/kubernetes/cmd/kubelet at the version pinned in test/go.mod
+#   kubelet, kube-proxy            k8s.io/kubernetes/cmd/{kubelet,kube-proxy} at the version pinned in test/go.mod
 #   containerd, containerd-shim-runc-v2, ctr   github.com/containerd/containerd/v2 at $containerd_version
 #
 # Kept apart from build-control-plane.sh so that the control plane's cache key never moves
@@ -15,7 +15,7 @@ k8s_version=$(awk '$1=="k8s.io/kubernetes" && NF>=2{print $2}' "$root/test/go.mo
 containerd_version=v2.2.9
 cache=${KUBECTL_SLICES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-slices}
 
-# The folder is keyed by the modules linked into the kubelet (as build-control-plane.sh
+# The folder is keyed by the modules linked into the kubelet and kube-proxy (as build-control-plane.sh
 # keys its own): a test that adds a dependency changes test/go.sum, rarely the kubelet.
 # A warm run looks go.mod+go.sum up in an index first and exits at once.
 sum_key=$(cat "$self" "$root/test/go.mod" "$root/test/go.sum" | sha256sum | cut -c1-16)
@@ -25,7 +25,7 @@ if [ -f "$index" ] && [ -f "$(cat "$index")/.complete" ]; then
   exit 0
 fi
 mod_key=$( { cat "$self"; cd "$root/test" && CGO_ENABLED=0 go list -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' \
-  k8s.io/kubernetes/cmd/kubelet | sort -u; } | sha256sum | cut -c1-16)
+  k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy | sort -u; } | sha256sum | cut -c1-16)
 bin="$cache/node-$k8s_version-containerd-$containerd_version-$mod_key"
 if [ -f "$bin/.complete" ]; then
   mkdir -p "$cache/index"
@@ -40,8 +40,13 @@ minor=$(echo "$k8s_version" | cut -d. -f2)
 pkg=k8s.io/component-base/version
 ldflags="-s -w -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor \
  -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-echo "building kubelet $k8s_version and containerd $containerd_version into $bin" >&2
+echo "building kubelet and kube-proxy $k8s_version and containerd $containerd_version into $bin" >&2
 (cd "$root/test" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/kubelet" k8s.io/kubernetes/cmd/kubelet)
+# kube-proxy runs in an image (test/e2enode), static like the kubelet: the
+# image carries Debian's nft and iptables for it, not a libc for it.
+proxy_start=$(date +%s)
+(cd "$root/test" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/kube-proxy" k8s.io/kubernetes/cmd/kube-proxy)
+echo "kube-proxy built in $(( $(date +%s) - proxy_start ))s" >&2
 # go install pkg@version builds from containerd's own go.mod (it has no replace directives).
 # Without cgo and with the graph drivers we do not use left out: overlayfs and native
 # snapshotters stay, btrfs and devmapper go.

@@ -69,6 +69,8 @@ type ControlPlane struct {
 	apiserver  *process
 	apiArgs    []string
 	kcm        *process
+	// binder is the node whose loop binds Pods (the first started).
+	binder *Node
 }
 
 // Start launches etcd and kube-apiserver and waits until the API server is
@@ -170,16 +172,16 @@ type secretFiles struct{ tokens, saKey, saPub string }
 
 // writeSecrets makes the token file (admin in system:masters, a limited
 // user, the controller manager, also in system:masters so that one token
-// serves every controller it may be asked to run, and the kubelet of a real
-// node, StartNode) and the service-account
+// serves every controller it may be asked to run, and the kubelets of the
+// real nodes, StartNode) and the service-account
 // signing key.
 func (cp *ControlPlane) writeSecrets() (secretFiles, error) {
 	s := secretFiles{tokens: filepath.Join(cp.Dir, "tokens.csv"),
 		saKey: filepath.Join(cp.Dir, "sa.key"), saPub: filepath.Join(cp.Dir, "sa.pub")}
 	cp.adminToken = randomToken()
 	tokens := fmt.Sprintf("%s,admin,admin,\"system:masters\"\n%s,%s,limited,\"\"\n%s,system:kube-controller-manager,kcm,\"system:masters\"\n"+
-		"%s,%s,kubelet,\"system:nodes,system:masters\"\n",
-		cp.adminToken, randomToken(), LimitedUser, randomToken(), randomToken(), kubeletUser)
+		"%s,%s,kubelet,\"system:nodes,system:masters\"\n%s,%s,kubelet-b,\"system:nodes,system:masters\"\n",
+		cp.adminToken, randomToken(), LimitedUser, randomToken(), randomToken(), kubeletUser(NodeName), randomToken(), kubeletUser(NodeNameB))
 	if err := os.WriteFile(s.tokens, []byte(tokens), 0o600); err != nil {
 		return s, err
 	}

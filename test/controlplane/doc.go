@@ -16,12 +16,16 @@
 // a cluster set up for the webhook's --client-ca-file does; the CA and the
 // pair are in ControlPlane.WebhookClient.
 //
-// On request (StartNode, for make e2e-node) a real node joins: containerd
+// On request (StartNode, for make e2e-node) real nodes join: containerd
 // and a kubelet built by hack/build-node.sh, a bridge CNI, and a loop that
-// binds Pods to it in place of kube-scheduler. It changes the network and
-// mounts, so it runs only in namespaces of its own (NodeNetwork checks); the
-// API server then binds an address Pods can reach (Options.BindAddress,
-// AdvertiseAddress).
+// binds Pods to the first node they fit (nodeSelector, required node
+// affinity) in place of kube-scheduler. The first node changes the network
+// and mounts, so it runs only in namespaces of its own (NodeNetwork
+// checks); the API server then binds an address Pods can reach
+// (Options.BindAddress, AdvertiseAddress). A second node (NodeOptions.Own)
+// gets network and mount namespaces of its own inside those, linked and
+// routed to the first by a veth pair. No node routes Services: that is
+// kube-proxy's, which the tests run as Pods.
 //
 // Processes are started in their own process group with a parent-death
 // signal, so they end with the test binary even when it is killed; Stop ends

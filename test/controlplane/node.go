@@ -7,20 +7,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// NodeName is the name the real node registers under.
-const NodeName = "e2e-node"
+// NodeName is the name the first real node registers under; NodeNameB the
+// second's (NodeOptions.Name).
+const (
+	NodeName  = "e2e-node"
+	NodeNameB = "e2e-node-b"
+)
 
-// kubeletUser is the kubelet's identity: the name the Node authorizer
-// would expect, in system:masters because this API server authorizes with
-// RBAC alone and no Node authorizer.
-const kubeletUser = "system:node:" + NodeName
+// kubeletUser is a kubelet's identity: the name the Node authorizer would
+// expect, in system:masters because this API server authorizes with RBAC
+// alone and no Node authorizer. The token file knows one per node name.
+func kubeletUser(node string) string { return "system:node:" + node }
 
 // NodeMountPoints are the paths the kubelet, containerd and the CNI
 // plugins write whatever their configuration says: StartNode mounts a tmpfs
@@ -30,15 +36,28 @@ var NodeMountPoints = []string{"/var/log/pods", "/var/log/containers", "/run/net
 
 // NodeOptions configure StartNode.
 type NodeOptions struct {
+	// Name is the Node's name, NodeName (empty) or NodeNameB.
+	Name string
+	// Labels are the kubelet's --node-labels, e.g. a zone.
+	Labels map[string]string
 	// BinDir holds kubelet, containerd, containerd-shim-runc-v2 and ctr
 	// (hack/build-node.sh).
 	BinDir string
-	// IP is the node's address, put on lo: the kubelet's node IP, and the
-	// address kube-apiserver must advertise (Options.AdvertiseAddress) and
-	// bind, so that Pods on the bridge can reach it.
+	// IP is the node's address: the kubelet's node IP. The first node's is
+	// on lo, and kube-apiserver must advertise and bind it
+	// (Options.AdvertiseAddress) so that Pods can reach it; an Own node's is
+	// on its end of the link.
 	IP string
 	// PodCIDR is the bridge network's range, e.g. 10.244.0.0/24.
 	PodCIDR string
+	// Own runs the node in network and mount namespaces of its own, linked
+	// to the caller's by a veth pair: the caller's namespace routes IP and
+	// PodCIDR there, the node's routes the API server's advertised address
+	// (the first node's IP) and PeerCIDRs (the other nodes' Pods) back; no
+	// default route. Its kubelet's tmpfs mounts and the containers' mounts
+	// stay in its mount namespace.
+	Own       bool
+	PeerCIDRs []string
 	// PauseImage is the sandbox image, one of Images: nothing is pulled.
 	PauseImage string
 	// Images are OCI archives imported into containerd before the kubelet
@@ -50,13 +69,14 @@ type NodeOptions struct {
 }
 
 // Node is a running containerd and kubelet, registered with the control
-// plane, and a scheduler's one job done by a loop that binds every
-// unscheduled Pod to it.
+// plane. The first node started also runs the scheduler's one job: a loop
+// that binds every unscheduled Pod to a node it fits (bind.go).
 type Node struct {
 	cp         *ControlPlane
 	dir        string
 	sock       string
 	opts       NodeOptions
+	ns         *nodeNamespaces // Own nodes only
 	containerd *process
 	kubelet    *process
 	stopBinder context.CancelFunc
@@ -79,24 +99,27 @@ func NodeNetwork(ip string) error {
 			return fmt.Errorf("a real node changes the network: run it in a network namespace of its own (found interface %s)", strings.TrimSuffix(f[1], ":"))
 		}
 	}
-	for _, c := range [][]string{{"ip", "link", "set", "lo", "up"}, {"ip", "addr", "add", ip + "/32", "dev", "lo"}} {
-		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, out)
-		}
-	}
-	return nil
+	return run([][]string{{"ip", "link", "set", "lo", "up"}, {"ip", "addr", "add", ip + "/32", "dev", "lo"}})
 }
 
 // StartNode starts containerd and the kubelet in the namespaces NodeNetwork
-// prepared and waits until the Node is Ready. It adds a bridge, a DNAT rule
-// and mounts (containerd's and the kubelet's). The caller must call Stop.
+// prepared (or, Own, in namespaces of the node's own) and waits until the
+// Node is Ready. It adds a bridge and mounts (containerd's and the
+// kubelet's); no Service routing: that is kube-proxy's, run as Pods. The
+// caller must call Stop.
 func (cp *ControlPlane) StartNode(ctx context.Context, o NodeOptions) (*Node, error) {
 	// Its tmpfs mounts would shadow the host's directories: only the init of
 	// fresh namespaces (unshare --pid --fork --mount-proc --mount) may.
 	if os.Getpid() != 1 {
 		return nil, errors.New("a real node mounts over /var/lib/kubelet and more: run it as the init of namespaces of its own (unshare --net --mount --pid --fork --mount-proc)")
 	}
-	n := &Node{cp: cp, dir: filepath.Join(cp.Dir, "node"), opts: o}
+	if o.Name == "" {
+		o.Name = NodeName
+	}
+	if o.Name != NodeName && o.Name != NodeNameB {
+		return nil, fmt.Errorf("node name %q: the token file knows the kubelets of %s and %s only", o.Name, NodeName, NodeNameB)
+	}
+	n := &Node{cp: cp, dir: filepath.Join(cp.Dir, o.Name), opts: o}
 	n.sock = filepath.Join(n.dir, "containerd.sock")
 	if err := n.start(ctx); err != nil {
 		n.Stop()
@@ -105,33 +128,35 @@ func (cp *ControlPlane) StartNode(ctx context.Context, o NodeOptions) (*Node, er
 	return n, nil
 }
 
+// Name is the Node's name; IP its address.
+func (n *Node) Name() string { return n.opts.Name }
+func (n *Node) IP() string   { return n.opts.IP }
+
 func (n *Node) start(ctx context.Context) error {
-	apiPort := n.cp.URL[strings.LastIndex(n.cp.URL, ":")+1:]
-	svc, err := n.cp.Admin.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("the kubernetes Service: %w", err)
+	if err := os.MkdirAll(n.dir, 0o755); err != nil {
+		return err
 	}
-	// Pods reach the API server at the kubernetes Service's ClusterIP, as
-	// in-cluster clients do; without kube-proxy, one DNAT rule routes it.
-	setup := [][]string{
-		{"iptables", "-t", "nat", "-A", "PREROUTING", "-d", svc.Spec.ClusterIP + "/32", "-p", "tcp", "--dport", "443",
-			"-j", "DNAT", "--to-destination", n.opts.IP + ":" + apiPort},
-	}
+	var mounts [][]string
 	for _, d := range NodeMountPoints {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
-		setup = append(setup, []string{"mount", "-t", "tmpfs", "tmpfs", d})
+		mounts = append(mounts, []string{"mount", "-t", "tmpfs", "tmpfs", d})
 	}
-	for _, c := range setup {
-		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, out)
+	if n.opts.Own {
+		var err error
+		if n.ns, err = newNodeNamespaces(n.dir, n.opts.IP, n.cp.opts.AdvertiseAddress, n.opts.PodCIDR, n.opts.PeerCIDRs); err != nil {
+			return err
 		}
+	}
+	if err := run(n.inside(mounts)); err != nil {
+		return err
 	}
 	if err := n.writeConfigs(); err != nil {
 		return err
 	}
-	n.containerd, err = startProcess(n.dir, "containerd", filepath.Join(n.opts.BinDir, "containerd"), "--config", filepath.Join(n.dir, "containerd.toml"))
+	var err error
+	n.containerd, err = n.startProcess("containerd", filepath.Join(n.opts.BinDir, "containerd"), "--config", filepath.Join(n.dir, "containerd.toml"))
 	if err != nil {
 		return err
 	}
@@ -143,24 +168,55 @@ func (n *Node) start(ctx context.Context) error {
 			return fmt.Errorf("import %s: %v: %s", img, err, out)
 		}
 	}
-	n.kubelet, err = startProcess(n.dir, "kubelet", filepath.Join(n.opts.BinDir, "kubelet"),
-		"--config", filepath.Join(n.dir, "kubelet.yaml"), "--kubeconfig", filepath.Join(n.dir, "kubelet.kubeconfig"),
+	args := append([]string{"--config", filepath.Join(n.dir, "kubelet.yaml"), "--kubeconfig", filepath.Join(n.dir, "kubelet.kubeconfig"),
 		"--root-dir", filepath.Join(n.dir, "kubelet"), "--cert-dir", filepath.Join(n.dir, "kubelet-pki"),
-		"--hostname-override", NodeName, "--node-ip", n.opts.IP, "--v=1")
+		"--hostname-override", n.opts.Name, "--node-ip", n.opts.IP, "--v=1"}, labelFlag(n.opts.Labels)...)
+	n.kubelet, err = n.startProcess("kubelet", filepath.Join(n.opts.BinDir, "kubelet"), args...)
 	if err != nil {
 		return err
 	}
 	if err := n.waitReady(ctx); err != nil {
 		return err
 	}
-	bctx, cancel := context.WithCancel(context.Background())
-	n.stopBinder, n.binderDone = cancel, make(chan struct{})
-	go n.bind(bctx)
+	// What kube-controller-manager's node IPAM would write (set once):
+	// the Node says its Pod range, as the bridge's CNI config has it.
+	patch := fmt.Sprintf(`{"spec":{"podCIDR":%q,"podCIDRs":[%q]}}`, n.opts.PodCIDR, n.opts.PodCIDR)
+	if _, err := n.cp.Admin.CoreV1().Nodes().Patch(ctx, n.opts.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("node %s: set spec.podCIDR: %w", n.opts.Name, err)
+	}
+	if n.cp.binder == nil {
+		n.cp.binder = n
+		bctx, cancel := context.WithCancel(context.Background())
+		n.stopBinder, n.binderDone = cancel, make(chan struct{})
+		go n.bind(bctx)
+	}
 	return nil
 }
 
+// inside returns the commands to run in the node's namespaces.
+func (n *Node) inside(cmds [][]string) [][]string {
+	if n.ns == nil {
+		return cmds
+	}
+	out := make([][]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = append(n.ns.enter(), c...)
+	}
+	return out
+}
+
+// startProcess starts one of the node's daemons in its namespaces.
+func (n *Node) startProcess(name, bin string, args ...string) (*process, error) {
+	if n.ns == nil {
+		return startProcess(n.dir, name, bin, args...)
+	}
+	enter := n.ns.enter()
+	return startProcess(n.dir, name, enter[0], append(append(enter[1:], bin), args...)...)
+}
+
 // ctr runs containerd's client against this node's containerd, in the
-// namespace the CRI uses.
+// namespace the CRI uses. Its socket is a file in the node's directory,
+// reachable from any network namespace.
 func (n *Node) ctr(ctx context.Context, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(n.opts.BinDir, "ctr"), append([]string{"--address", n.sock, "-n", "k8s.io"}, args...)...)
 	return cmd.CombinedOutput()
@@ -192,15 +248,12 @@ func (n *Node) waitReady(ctx context.Context) error {
 		if n.kubelet.exited() {
 			return fmt.Errorf("kubelet exited during start-up:\n%s", tail(n.kubelet.log.Name(), 4000))
 		}
-		node, err := n.cp.Admin.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+		node, err := n.cp.Admin.CoreV1().Nodes().Get(ctx, n.opts.Name, metav1.GetOptions{})
 		if err == nil {
-			for _, c := range node.Status.Conditions {
-				if c.Type == corev1.NodeReady {
-					if c.Status == corev1.ConditionTrue {
-						return nil
-					}
-					last = c.Reason + ": " + c.Message
-				}
+			if ready, reason := nodeReady(node); ready {
+				return nil
+			} else {
+				last = reason
 			}
 		}
 		select {
@@ -209,31 +262,17 @@ func (n *Node) waitReady(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("node %s not Ready after 120s (%s):\n%s", NodeName, last, tail(n.kubelet.log.Name(), 4000))
+	return fmt.Errorf("node %s not Ready after 120s (%s):\n%s", n.opts.Name, last, tail(n.kubelet.log.Name(), 4000))
 }
 
-// bind schedules: every Pod without a node goes to this one, as
-// kube-scheduler would with a single node that fits.
-func (n *Node) bind(ctx context.Context) {
-	defer close(n.binderDone)
-	for ctx.Err() == nil {
-		pods, err := n.cp.Admin.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
-		if err == nil {
-			for _, p := range pods.Items {
-				if p.DeletionTimestamp != nil {
-					continue
-				}
-				_ = n.cp.Admin.CoreV1().Pods(p.Namespace).Bind(ctx, &corev1.Binding{
-					ObjectMeta: metav1.ObjectMeta{Name: p.Name, UID: p.UID},
-					Target:     corev1.ObjectReference{Kind: "Node", Name: NodeName},
-				}, metav1.CreateOptions{})
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(300 * time.Millisecond):
+// nodeReady reports the Node's Ready condition, and why not.
+func nodeReady(node *corev1.Node) (bool, string) {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue, c.Reason + ": " + c.Message
 		}
 	}
+	return false, "no Ready condition"
 }
 
 // KubeletLog and ContainerdLog are the paths of the node's logs.
@@ -263,4 +302,28 @@ func (n *Node) Stop() {
 		}
 	}
 	n.containerd.stop(10 * time.Second)
+	n.ns.stop()
+}
+
+// labelFlag is the kubelet's --node-labels for labels, sorted, or none.
+func labelFlag(labels map[string]string) []string {
+	if len(labels) == 0 {
+		return nil
+	}
+	var l []string
+	for k, v := range labels {
+		l = append(l, k+"="+v)
+	}
+	sort.Strings(l)
+	return []string{"--node-labels", strings.Join(l, ",")}
+}
+
+// run runs each command, failing on the first that fails.
+func run(cmds [][]string) error {
+	for _, c := range cmds {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, out)
+		}
+	}
+	return nil
 }

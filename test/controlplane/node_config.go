@@ -4,7 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
+
+// apiServerURL is where the node's kubelet reaches the API server: the
+// control plane's URL, or, from an Own node's network namespace, the
+// advertised address in place of 127.0.0.1.
+func (n *Node) apiServerURL() string {
+	if !n.opts.Own {
+		return n.cp.URL
+	}
+	return "https://" + n.cp.opts.AdvertiseAddress + n.cp.URL[strings.LastIndex(n.cp.URL, ":"):]
+}
 
 // writeConfigs writes the CNI network, containerd's and the kubelet's
 // configuration and the kubelet's kubeconfig into the node's directory.
@@ -95,7 +106,7 @@ shutdownGracePeriod: 0s
 `, n.sock, n.opts.IP, filepath.Join(n.dir, "resolv.conf"))
 	kubeconfig := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster: {server: %q, insecure-skip-tls-verify: true}\n"+
 		"users:\n- name: kubelet\n  user: {token: %q}\ncontexts:\n- name: kubelet\n  context: {cluster: local, user: kubelet}\ncurrent-context: kubelet\n",
-		n.cp.URL, n.cp.tokenOf(kubeletUser))
+		n.apiServerURL(), n.cp.tokenOf(kubeletUser(n.opts.Name)))
 	for name, content := range map[string]string{
 		filepath.Join(netd, "10-e2e.conflist"): cni,
 		"containerd.toml":                      containerd,

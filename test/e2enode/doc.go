@@ -1,8 +1,11 @@
 // Package e2enode runs kubectl-slices as real Pods: a control plane, a
 // kubelet and containerd built here (hack/build-node.sh), a bridge CNI,
-// and images built locally from static binaries. It needs root and runs in
-// network, mount and PID namespaces of its own, so that everything it
-// starts, mounts or routes ends with it.
+// kube-proxy as kubeadm runs it (a DaemonSet of an image built here with
+// Debian's nft and iptables, kubeproxy_manifests_test.go), and images built
+// locally from static binaries. kube-proxy routes every ClusterIP, the
+// kubernetes Service's too. It needs root and runs in network, mount and
+// PID namespaces of its own, so that everything it starts, mounts or routes
+// ends with it.
 //
 // The tests skip unless KUBECTL_SLICES_NODE_BIN_DIR names the node's
 // binaries (make e2e-node sets it, and KUBECTL_SLICES_BIN_DIR for the

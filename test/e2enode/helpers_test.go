@@ -52,11 +52,11 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() er
 	t.Fatalf("%s: not after %s: %v", what, timeout, err)
 }
 
-// dumpNodeLogs puts the end of the kubelet's and containerd's logs in the
+// dumpNodeLogs puts the end of the kubelets' and containerds' logs in the
 // test's output, for a failure's diagnosis.
 func dumpNodeLogs(t *testing.T) {
 	t.Helper()
-	for _, f := range []string{node.KubeletLog(), node.ContainerdLog()} {
+	for _, f := range []string{node.KubeletLog(), node.ContainerdLog(), nodeB.KubeletLog(), nodeB.ContainerdLog()} {
 		b, _ := os.ReadFile(f)
 		if len(b) > 6000 {
 			b = b[len(b)-6000:]

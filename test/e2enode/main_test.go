@@ -25,9 +25,16 @@ const (
 	pauseImage    = "localhost/pause:e2e"
 )
 
+// The two nodes: the first in the test's network namespace, with the API
+// server; the second in namespaces of its own, routed to the first.
 const (
-	nodeIP  = "172.30.0.1"
-	podCIDR = "10.244.0.0/24"
+	nodeIP   = "172.30.0.1"
+	podCIDR  = "10.244.0.0/24"
+	nodeBIP  = "172.30.0.2"
+	podCIDRB = "10.244.1.0/24"
+	zoneA    = "zone-a"
+	zoneB    = "zone-b"
+	zoneKey  = "topology.kubernetes.io/zone"
 	// insideEnv marks the re-executed test binary, inside its namespaces;
 	// it holds the directory of the binaries and images built outside.
 	insideEnv = "KUBECTL_SLICES_NODE_INSIDE"
@@ -36,7 +43,8 @@ const (
 var (
 	skipReason string
 	cluster    *controlplane.ControlPlane
-	node       *controlplane.Node
+	node       *controlplane.Node // the first
+	nodeB      *controlplane.Node
 	artifacts  string // kubectl-slices, the image archives
 )
 
@@ -83,18 +91,21 @@ func runOutside() int {
 		defer fmt.Fprintln(os.Stderr, "e2enode: kept", dir)
 	}
 	var made []string
-	for _, p := range controlplane.NodeMountPoints {
+	// kube-proxy's hostPath /run/xtables.lock (FileOrCreate, as kubeadm's)
+	// is made on the host's /run when missing: removed after, as the
+	// mount points are.
+	for _, p := range append([]string{xtablesLock}, controlplane.NodeMountPoints...) {
 		if _, err := os.Stat(p); os.IsNotExist(err) {
 			made = append(made, p)
 		}
 	}
 	defer func() {
 		for _, p := range made {
-			_ = os.Remove(p) // empty once the namespaces ended
+			_ = os.Remove(p) // empty once the namespaces ended; the lock file is empty
 		}
 	}()
 	start := time.Now()
-	if err := buildArtifacts(dir); err != nil {
+	if err := buildArtifacts(dir, os.Getenv("KUBECTL_SLICES_NODE_BIN_DIR")); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: build:", err)
 		return 1
 	}
@@ -143,33 +154,64 @@ func runInside(m *testing.M, nodeBin string) int {
 	var err error
 	cluster, err = controlplane.Start(ctx, controlplane.Options{Dir: filepath.Join(artifacts, "cluster"), BindAddress: "0.0.0.0", AdvertiseAddress: nodeIP,
 		// Webhook calls go to the Service's endpoints, not its ClusterIP:
-		// there is no kube-proxy. The kubelet (logs) by its address: its
-		// name resolves nowhere.
-		APIServerArgs: []string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP"}})
+		// the API server starts before kube-proxy, a Pod, and must not
+		// depend on it. The kubelet (logs) by its address: its name
+		// resolves nowhere. Privileged containers (kube-proxy), as
+		// kubeadm allows them.
+		APIServerArgs: []string{"--enable-aggregator-routing=true", "--kubelet-preferred-address-types=InternalIP", "--allow-privileged=true"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start control plane:", err)
 		return 1
 	}
 	defer cluster.Stop()
-	// Deployments, ReplicaSets, default ServiceAccounts and the
-	// kube-root-ca.crt ConfigMap Pods mount with their token. No
-	// EndpointSlice controller: the slices are kubectl-slices' to write.
+	// Deployments, ReplicaSets, DaemonSets (kube-proxy), default
+	// ServiceAccounts and the kube-root-ca.crt ConfigMap Pods mount with
+	// their token. No EndpointSlice controller: the slices are
+	// kubectl-slices' to write.
 	if err := cluster.StartControllersWith(ctx, []string{"--root-ca-file", filepath.Join(cluster.Dir, "certs", "apiserver.crt")},
-		"deployment-controller", "replicaset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
+		"deployment-controller", "replicaset-controller", "daemonset-controller", "serviceaccount-controller", "root-ca-certificate-publisher-controller",
 		"garbage-collector-controller", "namespace-controller"); err != nil {
 		fmt.Fprintln(os.Stderr, "e2enode: start controllers:", err)
 		return 1
 	}
-	node, err = cluster.StartNode(ctx, controlplane.NodeOptions{BinDir: nodeBin, IP: nodeIP, PodCIDR: podCIDR,
-		PauseImage: pauseImage, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc",
-		Images: []string{filepath.Join(artifacts, "pause.tar"), filepath.Join(artifacts, "plugin.tar"), filepath.Join(artifacts, "workload.tar")}})
+	stop, err := startNodes(ctx, nodeBin)
+	defer stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2enode: start node:", err)
+		fmt.Fprintln(os.Stderr, "e2enode:", err)
 		return 1
 	}
-	defer node.Stop()
-	fmt.Fprintf(os.Stderr, "e2enode: control plane and node Ready in %s\n", time.Since(start).Round(time.Millisecond))
+	proxyModes = []proxyMode{{Name: "kube-proxy", Mode: "nftables", Node: node.Name()},
+		{Name: "kube-proxy-iptables", Mode: "iptables", Node: nodeB.Name()}}
+	if err := deployKubeProxy(ctx, proxyModes); err != nil {
+		fmt.Fprintln(os.Stderr, "e2enode:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "e2enode: control plane, two nodes and kube-proxy Ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
+}
+
+// startNodes starts the two nodes, one per zone, each with every image;
+// stop stops those started.
+func startNodes(ctx context.Context, nodeBin string) (stop func(), err error) {
+	var images []string
+	for _, f := range []string{"pause.tar", "plugin.tar", "workload.tar", "kube-proxy.tar"} {
+		images = append(images, filepath.Join(artifacts, f))
+	}
+	opts := func(name, ip, cidr, zone string, peers []string) controlplane.NodeOptions {
+		return controlplane.NodeOptions{Name: name, BinDir: nodeBin, IP: ip, PodCIDR: cidr, Own: peers != nil, PeerCIDRs: peers, Labels: map[string]string{zoneKey: zone},
+			PauseImage: pauseImage, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc", Images: images}
+	}
+	stop = func() {
+		nodeB.Stop()
+		node.Stop()
+	}
+	if node, err = cluster.StartNode(ctx, opts(controlplane.NodeName, nodeIP, podCIDR, zoneA, nil)); err != nil {
+		return stop, fmt.Errorf("start node %s: %w", controlplane.NodeName, err)
+	}
+	if nodeB, err = cluster.StartNode(ctx, opts(controlplane.NodeNameB, nodeBIP, podCIDRB, zoneB, []string{podCIDR})); err != nil {
+		return stop, fmt.Errorf("start node %s: %w", controlplane.NodeNameB, err)
+	}
+	return stop, nil
 }
 
 // repoRoot is two levels above this file.
@@ -179,8 +221,9 @@ func repoRoot() string {
 }
 
 // buildArtifacts builds kubectl-slices (also the plugin kubectl runs here),
-// the workload and pause static, and an image archive of each.
-func buildArtifacts(dir string) error {
+// the workload and pause static, and an image archive of each, and the
+// kube-proxy image from nodeBin's kube-proxy.
+func buildArtifacts(dir, nodeBin string) error {
 	builds := []struct{ out, pkg, modDir string }{
 		{"kubectl-slices", "./cmd/kubectl-slices", repoRoot()},
 		{"workload", "./cmd/workload", filepath.Join(repoRoot(), "test")},
@@ -211,6 +254,14 @@ func buildArtifacts(dir string) error {
 		{"pause.tar", ociimage.Image{Name: pauseImage, Files: map[string]string{"/pause": filepath.Join(dir, "pause")},
 			Entrypoint: []string{"/pause"}, User: "65535:65535"}},
 	}
+	proxy, err := kubeProxyImageSpec(nodeBin)
+	if err != nil {
+		return err
+	}
+	images = append(images, struct {
+		file string
+		img  ociimage.Image
+	}{"kube-proxy.tar", proxy})
 	for _, i := range images {
 		if err := ociimage.Write(filepath.Join(dir, i.file), i.img); err != nil {
 			return err

@@ -39,6 +39,11 @@ metadata:
 %s`, name, l.String(), indent(workloadPodSpec(), "  "))
 }
 
+// workloadPodIn is workloadPod on a node of the zone (a nodeSelector).
+func workloadPodIn(name string, labels map[string]string, zone string) string {
+	return workloadPod(name, labels) + fmt.Sprintf("  nodeSelector: {%s: %s}\n", zoneKey, zone)
+}
+
 // workloadPodSpec is the workload's Pod spec: one container serving on
 // 8080, ready while /ready says so, restricted-compliant.
 func workloadPodSpec() string {

@@ -21,7 +21,11 @@ type Image struct {
 	Name string
 	// Files maps a path in the image (e.g. /usr/local/bin/kubectl-slices)
 	// to a file on disk; every file is written executable.
-	Files      map[string]string
+	Files map[string]string
+	// Symlinks maps a path in the image (e.g. /usr/sbin/iptables) to its
+	// target as the link holds it (e.g. xtables-nft-multi): a multi-call
+	// binary tells its commands apart by the name it was run as.
+	Symlinks   map[string]string
 	Entrypoint []string
 	// User is the image's default user, e.g. "65532:65532"; empty is root.
 	User string
@@ -30,7 +34,7 @@ type Image struct {
 
 // Write writes the archive to dst.
 func Write(dst string, img Image) error {
-	layer, diffID, err := layerTar(img.Files)
+	layer, diffID, err := layerTar(img.Files, img.Symlinks)
 	if err != nil {
 		return err
 	}
@@ -87,14 +91,22 @@ func Write(dst string, img Image) error {
 // layerTar returns the gzipped layer and the digest of its uncompressed
 // tar (the config's diff_id). Directories are made for every parent; entries
 // are sorted and dated at the epoch so the same files give the same digest.
-func layerTar(files map[string]string) ([]byte, string, error) {
+func layerTar(files, symlinks map[string]string) ([]byte, string, error) {
 	var raw bytes.Buffer
 	tw := tar.NewWriter(&raw)
 	dirs := map[string]bool{}
-	var paths []string
+	var paths, links []string
 	for p := range files {
 		paths = append(paths, strings.TrimPrefix(path.Clean(p), "/"))
-		for d := path.Dir(strings.TrimPrefix(p, "/")); d != "." && d != "/"; d = path.Dir(d) {
+	}
+	for p := range symlinks {
+		if _, ok := files[p]; ok {
+			return nil, "", fmt.Errorf("image path %s is both a file and a symlink", p)
+		}
+		links = append(links, strings.TrimPrefix(path.Clean(p), "/"))
+	}
+	for _, p := range append(append([]string(nil), paths...), links...) {
+		for d := path.Dir(p); d != "." && d != "/"; d = path.Dir(d) {
 			dirs[d] = true
 		}
 	}
@@ -104,6 +116,7 @@ func layerTar(files map[string]string) ([]byte, string, error) {
 	}
 	sort.Strings(dirList)
 	sort.Strings(paths)
+	sort.Strings(links)
 	epoch := time.Unix(0, 0)
 	for _, d := range dirList {
 		if err := tw.WriteHeader(&tar.Header{Name: d + "/", Mode: 0o755, Typeflag: tar.TypeDir, ModTime: epoch}); err != nil {
@@ -123,6 +136,11 @@ func layerTar(files map[string]string) ([]byte, string, error) {
 			return nil, "", err
 		}
 		if _, err := tw.Write(data); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, p := range links {
+		if err := tw.WriteHeader(&tar.Header{Name: p, Mode: 0o777, Linkname: symlinks["/"+p], Typeflag: tar.TypeSymlink, ModTime: epoch}); err != nil {
 			return nil, "", err
 		}
 	}

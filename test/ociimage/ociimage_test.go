@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -130,4 +131,67 @@ func mustJSON(t *testing.T, data []byte, v any) {
 func hexSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestSymlinks: a symlink is written as one, with its target as given, its
+// parents made; a path both a file and a symlink is refused.
+func TestSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "multi")
+	if err := os.WriteFile(bin, []byte("#!multi"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	img := Image{Name: "localhost/multi:v1", Files: map[string]string{"/usr/sbin/multi": bin},
+		Symlinks: map[string]string{"/usr/sbin/tool": "multi", "/bin/sh": "/usr/bin/dash"}}
+	raw, _, err := layerTar(img.Files, img.Symlinks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := map[string]*tar.Header{}
+	lr := tar.NewReader(zr)
+	for {
+		h, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries[h.Name] = h
+	}
+	for name, target := range map[string]string{"usr/sbin/tool": "multi", "bin/sh": "/usr/bin/dash"} {
+		if h := entries[name]; h == nil || h.Typeflag != tar.TypeSymlink || h.Linkname != target {
+			t.Errorf("entry %s: %+v, want a symlink to %s", name, h, target)
+		}
+	}
+	if h := entries["bin/"]; h == nil || h.Typeflag != tar.TypeDir {
+		t.Errorf("no directory bin/ for the symlink bin/sh: %+v", h)
+	}
+	img.Symlinks["/usr/sbin/multi"] = "tool"
+	if _, _, err := layerTar(img.Files, img.Symlinks); err == nil {
+		t.Error("a path both a file and a symlink was accepted")
+	}
+}
+
+// TestParseLdd: ldd's library and loader lines give their paths, the vDSO
+// none, and a library not found is an error naming it.
+func TestParseLdd(t *testing.T) {
+	out := "\tlinux-vdso.so.1 (0x00007ff654bfa000)\n" +
+		"\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007ff6548eb000)\n" +
+		"\t/lib64/ld-linux-x86-64.so.2 (0x00007ff654bfc000)\n"
+	libs := map[string]string{}
+	if err := parseLdd("nft", out, libs); err != nil {
+		t.Fatal(err)
+	}
+	if len(libs) != 2 || libs["/lib/x86_64-linux-gnu/libc.so.6"] == "" || libs["/lib64/ld-linux-x86-64.so.2"] == "" {
+		t.Fatalf("libraries %v", libs)
+	}
+	err := parseLdd("nft", "\tlibgone.so.1 => not found\n", map[string]string{})
+	if err == nil || !strings.Contains(err.Error(), "libgone.so.1") {
+		t.Fatalf("a missing library: %v", err)
+	}
 }

@@ -3,18 +3,27 @@
 // test's to switch, through the Pod's own probe: POST /ready/on or
 // /ready/off. It starts ready unless -ready=false. GET /token says whether
 // a ServiceAccount token is mounted where in-cluster clients look for it
-// ("present" or "absent"), never the token itself.
+// ("present" or "absent"), never the token itself. GET /hostname answers
+// the Pod's name (its hostname), so a client tells a Service's backends
+// apart; GET /fetch?url=URL&count=N makes N requests to URL from the Pod's
+// network, each on a new connection (a new choice of backend), and answers
+// one line per request: the body, or "error: ..." (a Pod without a shell or
+// curl still tests a Service's ClusterIP from where Pods stand).
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // tokenFile is where the kubelet mounts a Pod's ServiceAccount token.
@@ -49,6 +58,15 @@ func main() {
 		}
 		fmt.Fprintln(w, "absent")
 	})
+	mux.HandleFunc("GET /hostname", func(w http.ResponseWriter, r *http.Request) {
+		name, err := os.Hostname()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintln(w, name)
+	})
+	mux.HandleFunc("GET /fetch", fetch)
 	mux.HandleFunc("POST /ready/on", set(true))
 	mux.HandleFunc("POST /ready/off", set(false))
 	srv := &http.Server{Addr: *addr, Handler: mux}
@@ -62,4 +80,31 @@ func main() {
 	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
 		log.Fatal(err)
 	}
+}
+
+// fetch serves /fetch: count GETs of url, one line of answer each.
+func fetch(w http.ResponseWriter, r *http.Request) {
+	url := r.URL.Query().Get("url")
+	count, err := strconv.Atoi(r.URL.Query().Get("count"))
+	if url == "" || err != nil || count < 1 || count > 1000 {
+		http.Error(w, "want ?url=URL&count=1..1000", http.StatusBadRequest)
+		return
+	}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for range count {
+		fmt.Fprintln(w, fetchOne(client, url))
+	}
+}
+
+func fetchOne(client *http.Client, url string) string {
+	resp, err := client.Get(url)
+	if err != nil {
+		return "error: " + strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Sprintf("error: status %d, %v", resp.StatusCode, err)
+	}
+	return strings.TrimSpace(string(body))
 }
