@@ -71,8 +71,8 @@ type NodeState struct {
 	// NotReady: the node's Ready condition is not True (set with
 	// Unreadable).
 	NotReady bool
-	Healthz    Result[Healthz]
-	Metrics    Result[Metrics]
+	Healthz  Result[Healthz]
+	Metrics  Result[Metrics]
 	// HealthChecks are the health check node port answers, by
 	// "namespace/name" of Service.
 	HealthChecks map[string]Result[HealthCheck]
@@ -127,9 +127,9 @@ type Metrics struct {
 
 // Report is verify's answer.
 type Report struct {
-	Status    Status       `json:"status"`
-	Services  []ServiceRow `json:"services"`
-	Nodes     []NodeRow    `json:"nodes"`
+	Status   Status       `json:"status"`
+	Services []ServiceRow `json:"services"`
+	Nodes    []NodeRow    `json:"nodes"`
 	// DNS holds a row per DNS replica once DNS answers are read; verify
 	// reads none yet.
 	DNS       []DNSRow `json:"dns,omitempty"`
