@@ -2,8 +2,10 @@ package proxyprobe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -116,7 +118,7 @@ func (o Options) read(ctx context.Context, st *verify.NodeState, pod *corev1.Pod
 		st.Healthz = verify.Denied[verify.Healthz](r.proxy)
 	} else {
 		status, body, err := o.Transport.ProxyGet(ctx, ns, name, HealthzPort, "healthz", o.Limit)
-		st.Healthz = result(ctx, o, err, func() (verify.Healthz, error) { return verify.ParseHealthz(status, body) })
+		st.Healthz = result(ctx, o, orStatus(err, status, body), func() (verify.Healthz, error) { return verify.ParseHealthz(status, body) })
 		st.HealthChecks = o.healthChecks(ctx, pod, svcs)
 	}
 	if r.forward != "" {
@@ -162,7 +164,7 @@ func (o Options) healthChecks(ctx context.Context, pod *corev1.Pod, svcs []verif
 			continue
 		}
 		status, body, err := o.Transport.ProxyGet(ctx, pod.Namespace, pod.Name, int(port), "", o.Limit)
-		out[s.Service.Namespace+"/"+s.Service.Name] = result(ctx, o, err, func() (verify.HealthCheck, error) { return verify.ParseHealthCheck(status, body) })
+		out[s.Service.Namespace+"/"+s.Service.Name] = result(ctx, o, orStatus(err, status, body), func() (verify.HealthCheck, error) { return verify.ParseHealthCheck(status, body) })
 	}
 	return out
 }
@@ -184,6 +186,22 @@ func result[T any](ctx context.Context, o Options, err error, parse func() (T, e
 		return verify.Result[T]{Err: "forbidden: " + oneLine(err.Error())}
 	}
 	return verify.Result[T]{Err: oneLine(err.Error())}
+}
+
+// orStatus tells the API server's own failure to reach the Pod (a
+// Kubernetes Status in a non-200 answer) from kube-proxy's answer.
+func orStatus(err error, status int, body []byte) error {
+	if err != nil || status == http.StatusOK {
+		return err
+	}
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" {
+		return nil
+	}
+	if st.Reason == metav1.StatusReasonForbidden {
+		return fmt.Errorf("forbidden: %s", st.Message)
+	}
+	return fmt.Errorf("the API server could not reach the Pod: %s", st.Message)
 }
 
 // oneLine keeps an error's first line, at most 200 bytes, so that an
