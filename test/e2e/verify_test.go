@@ -3,13 +3,16 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"net"
+	stdslices "slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
@@ -17,22 +20,24 @@ import (
 
 // verifyReport is the part of `verify -o json` the tests read.
 type verifyReport struct {
-	Status string `json:"status"`
-	Nodes  []struct {
-		Node     string `json:"node"`
-		Proxy    string `json:"proxy"`
-		Pod      string `json:"pod"`
-		Expected int    `json:"expected"`
-		Status   string `json:"status"`
-		Reason   string `json:"reason"`
-		Tiers    []struct {
-			Tier   string `json:"tier"`
-			OK     bool   `json:"ok"`
-			Reason string `json:"reason"`
-		} `json:"tiers"`
-	} `json:"nodes"`
-	Diagnosis string `json:"diagnosis"`
-	Next      string `json:"next"`
+	Status    string       `json:"status"`
+	Nodes     []verifyNode `json:"nodes"`
+	Diagnosis string       `json:"diagnosis"`
+	Next      string       `json:"next"`
+}
+
+type verifyNode struct {
+	Node     string `json:"node"`
+	Proxy    string `json:"proxy"`
+	Pod      string `json:"pod"`
+	Expected int    `json:"expected"`
+	Status   string `json:"status"`
+	Reason   string `json:"reason"`
+	Tiers    []struct {
+		Tier   string `json:"tier"`
+		OK     bool   `json:"ok"`
+		Reason string `json:"reason"`
+	} `json:"tiers"`
 }
 
 func parseVerify(t *testing.T, r result) verifyReport {
@@ -110,23 +115,81 @@ func TestVerifyOtherProxyNotSupported(t *testing.T) {
 	}
 }
 
-// A kube-proxy Pod at an address nothing answers is UNKNOWN within the
-// node timeout while the other nodes are verified.
+// A kube-proxy Pod whose address refuses, and one whose /healthz accepts
+// the connection and never answers, are UNKNOWN within the node timeout
+// while the other nodes are verified.
 func TestVerifyUnreachableNode(t *testing.T) {
 	ns := newNamespace(t, shared)
 	mustService(t, shared, service(ns, "web"))
 	proxyOnNode(t, "verify-far", "kube-proxy-far", map[string]string{"k8s-app": "kube-proxy"}, "192.0.2.1")
+	if ip, ok := silentHealthz(t); ok {
+		proxyOnNode(t, "verify-silent", "kube-proxy-silent", map[string]string{"k8s-app": "kube-proxy"}, ip)
+	}
 	start := time.Now()
 	r := slices(t, "verify", "svc/web", "-n", ns, "-o", "json", "--node-timeout", "3s").mustCode(t, 6)
-	if took := time.Since(start); took > 25*time.Second {
+	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("verify took %s with --node-timeout 3s", took)
 	}
 	rep := parseVerify(t, r)
-	row := rep.Nodes[rep.node(t, "verify-far")]
-	if row.Status != "UNKNOWN" || row.Proxy != "kube-proxy" || row.Pod != "kube-system/kube-proxy-far" || len(row.Tiers) != 3 || row.Tiers[0].OK {
-		t.Fatalf("row %+v", row)
+	for _, name := range []string{"verify-far", "verify-silent"} {
+		i := stdslices.IndexFunc(rep.Nodes, func(n verifyNode) bool { return n.Node == name })
+		if i < 0 {
+			continue
+		}
+		row := rep.Nodes[i]
+		if row.Status != "UNKNOWN" || row.Proxy != "kube-proxy" || len(row.Tiers) != 3 || row.Tiers[0].OK {
+			t.Fatalf("row %+v", row)
+		}
+		t.Logf("%s: healthz: %s; metrics: %s; rules: %s", name, row.Tiers[0].Reason, row.Tiers[1].Reason, row.Tiers[2].Reason)
+		if name == "verify-silent" && row.Tiers[0].Reason != "no answer within the node timeout (3s)" {
+			t.Errorf("a silent /healthz: %q", row.Tiers[0].Reason)
+		}
 	}
-	t.Logf("healthz: %s; metrics: %s; rules: %s", row.Tiers[0].Reason, row.Tiers[1].Reason, row.Tiers[2].Reason)
+	if rep.Nodes[rep.node(t, "node-a1")].Reason != "no kube-proxy Pod on the node (kube-system, k8s-app=kube-proxy)" {
+		t.Errorf("the other nodes: %+v", rep.Nodes)
+	}
+}
+
+// silentHealthz listens on this host's first non-loopback IPv4 address at
+// kube-proxy's healthz port and holds every connection without a word; the
+// API server proxies to it as to a hung kube-proxy.
+func silentHealthz(t *testing.T) (string, bool) {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.To4() == nil {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(ipn.IP.String(), "10256"))
+		if err != nil {
+			t.Logf("no silent /healthz: %v", err)
+			return "", false
+		}
+		var held []net.Conn
+		var mu sync.Mutex
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				held = append(held, c)
+				mu.Unlock()
+			}
+		}()
+		t.Cleanup(func() {
+			l.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range held {
+				c.Close()
+			}
+		})
+		return ipn.IP.String(), true
+	}
+	t.Log("no non-loopback IPv4 address for a silent /healthz")
+	return "", false
 }
 
 // A ServiceAccount with read rights only gets the no-exec tier and the
