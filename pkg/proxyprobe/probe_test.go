@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
@@ -120,12 +121,15 @@ func TestFindsEachNodesProxy(t *testing.T) {
 		proxyPodOn("cilium-x", "n-cilium", map[string]string{"k8s-app": "cilium"}, corev1.PodRunning),
 		proxyPodOn("calico-x", "n-calico", map[string]string{"k8s-app": "calico-node"}, corev1.PodRunning),
 		proxyPodOn("kp-pending", "n-pending", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodPending),
+		proxyPodOn("cilium-both", "n-both", map[string]string{"k8s-app": "cilium"}, corev1.PodRunning),
+		proxyPodOn("kp-both", "n-both", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning),
+		proxyPodOn("cilium-both2", "n-both", map[string]string{"app.kubernetes.io/name": "cilium-agent"}, corev1.PodRunning),
 		proxyPodOn("other", "n-none", map[string]string{"k8s-app": "coredns"}, corev1.PodRunning),
 	}
-	nodes := []*corev1.Node{readyNode("n-a"), readyNode("n-owned"), readyNode("n-cilium"), readyNode("n-calico"), readyNode("n-pending"), readyNode("n-none"), notReady}
+	nodes := []*corev1.Node{readyNode("n-a"), readyNode("n-owned"), readyNode("n-cilium"), readyNode("n-calico"), readyNode("n-pending"), readyNode("n-none"), readyNode("n-both"), notReady}
 	got := byNode(Probe(context.Background(), options(client(nil, objs...), fakeTransport{}), nodes, nil))
 	for node, want := range map[string]string{
-		"n-a": "", "n-owned": "", "n-cilium": "cilium (Pod kube-system/cilium-x) serves this node's Services: a proxy that is not kube-proxy is not supported",
+		"n-a": "", "n-owned": "", "n-both": "", "n-cilium": "cilium (Pod kube-system/cilium-x) serves this node's Services: a proxy that is not kube-proxy is not supported",
 		"n-calico": "calico (Pod kube-system/calico-x) serves", "n-pending": "kube-proxy Pod kube-system/kp-pending is Pending, not Running",
 		"n-none": "no kube-proxy Pod on the node", "n-notready": "the node is NotReady",
 	} {
@@ -268,5 +272,13 @@ func TestOneExecReadPerNode(t *testing.T) {
 	Probe(context.Background(), o, []*corev1.Node{readyNode("n-a")}, svcs)
 	if calls != 1 {
 		t.Fatalf("%d reads for 50 Services on one node, want 1", calls)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for s, want := range map[verify.Status]int{verify.OK: 0, verify.Drift: 1, verify.Pending: 6, verify.Unknown: 6} {
+		if got := exit.Code(Exit(s)); got != want {
+			t.Errorf("%s: exit %d, want %d", s, got, want)
+		}
 	}
 }

@@ -15,6 +15,10 @@ func TestParseHealthz(t *testing.T) {
 	if h, err := ParseHealthz(503, []byte(strings.Replace(ok, `"healthy":true,"status"`, `"healthy":false,"status"`, 1))); err != nil || h.Healthy {
 		t.Fatalf("503: got %+v, %v", h, err)
 	}
+	// A node that is not eligible answers 503 with healthy true in the body.
+	if h, err := ParseHealthz(503, []byte(ok)); err != nil || h.Healthy {
+		t.Fatalf("503 with a healthy body: got %+v, %v", h, err)
+	}
 	for _, bad := range []struct {
 		status int
 		body   string
