@@ -178,7 +178,9 @@ func (h hangOn) ProxyGet(ctx context.Context, ns, pod string, port int, path str
 func (h hangOn) ForwardGet(ctx context.Context, ns, pod string, port int, paths []string, limit int64) ([]Answer, error) {
 	return fakeTransport{hang: pod == h.pod}.ForwardGet(ctx, ns, pod, port, paths, limit)
 }
-func (h hangOn) Exec(ns, pod, container string) proxyread.Exec { return fakeTransport{}.Exec(ns, pod, container) }
+func (h hangOn) Exec(ns, pod, container string) proxyread.Exec {
+	return fakeTransport{}.Exec(ns, pod, container)
+}
 
 func TestGarbageAnswersAreUnknownWithReason(t *testing.T) {
 	c := client(nil, proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning))
