@@ -55,7 +55,7 @@ func judgeNode(in Input, since []*time.Time, n NodeState) NodeRow {
 		exp, prog, miss, extra := compareRules(ports, *r)
 		row.Expected, row.Programmed = exp, prog
 		row.Missing, row.Extra = append(row.Missing, miss...), append(row.Extra, extra...)
-		row.Evidence = r.Ports
+		row.Evidence = evidenceOf(r.Ports)
 	} else {
 		for _, p := range ports {
 			row.Expected += len(p.port.Cluster) + len(p.port.Local)

@@ -49,6 +49,10 @@ func TestMissingAndExtraEndpoints(t *testing.T) {
 	if got := findings(row.Extra); got != "endpoint 10.0.0.9:8080" {
 		t.Errorf("extra %q", got)
 	}
+	if ev := row.Evidence; len(ev) != 1 || ev[0].Service != "default/web" || ev[0].Port != "http" || ev[0].ClusterIP != "10.96.0.10" ||
+		strings.Join(ev[0].Cluster.Endpoints, ",") != "10.0.0.1:8080,10.0.0.9:8080" || !ev[0].Dispatch {
+		t.Errorf("evidence %+v", ev)
+	}
 	if !strings.Contains(rep.Diagnosis, "lacks endpoint 10.0.0.2:8080 of default/web:http") || rep.Next != "kubectl logs -n kube-system kube-proxy-a --since=1h" {
 		t.Errorf("diagnosis %q next %q", rep.Diagnosis, rep.Next)
 	}

@@ -173,7 +173,40 @@ type NodeRow struct {
 	Reason     string     `json:"reason,omitempty"`
 	Tiers      []TierRow  `json:"tiers"`
 	// Evidence is what the rules tier read, per service port.
-	Evidence []proxyread.PortState `json:"evidence,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// Evidence is what a node programmed for one service port of one family,
+// as read: the dispatch, the no-endpoints verdict, and each policy chain
+// with the endpoints it sends to and the rule lines read.
+type Evidence struct {
+	Service          string `json:"service"`
+	Port             string `json:"port,omitempty"`
+	Family           string `json:"family"`
+	ClusterIP        string `json:"clusterIP"`
+	Dispatch         bool   `json:"dispatch"`
+	DispatchEvidence string `json:"dispatchEvidence,omitempty"`
+	NoEndpoints      bool   `json:"noEndpoints"`
+	Cluster          Chain  `json:"cluster"`
+	Local            Chain  `json:"local"`
+}
+
+// Chain is one chain as read.
+type Chain struct {
+	Name      string   `json:"name"`
+	Present   bool     `json:"present"`
+	Endpoints []string `json:"endpoints,omitempty"`
+	Rules     []string `json:"rules,omitempty"`
+}
+
+func evidenceOf(ports []proxyread.PortState) []Evidence {
+	out := make([]Evidence, 0, len(ports))
+	for _, p := range ports {
+		out = append(out, Evidence{Service: p.Want.Ref.Namespace + "/" + p.Want.Ref.Service, Port: p.Want.Ref.Port, Family: p.Want.Family,
+			ClusterIP: p.Want.ClusterIP, Dispatch: p.Dispatch, DispatchEvidence: p.DispatchEvidence, NoEndpoints: p.NoEndpoints,
+			Cluster: Chain(p.Cluster), Local: Chain(p.Local)})
+	}
+	return out
 }
 
 // Finding is one thing missing or extra on a node.
