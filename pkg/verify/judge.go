@@ -44,7 +44,10 @@ func judgeNode(in Input, since []*time.Time, n NodeState) NodeRow {
 	row.Tiers = tiers(n)
 	if m := n.Metrics.Value; m != nil {
 		row.Mode = m.Mode
-		row.LastSync = newest(m.LastSync)
+		row.LastSync, row.LastQueued, row.SyncFailures = newest(m.LastSync), newest(m.LastQueued), &m.SyncFailures
+	}
+	if h := n.Healthz.Value; h != nil {
+		row.Healthy = &h.Healthy
 	}
 	if r := n.Rules.Value; r != nil && row.Mode == "" {
 		row.Mode = string(r.Mode)

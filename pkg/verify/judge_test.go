@@ -25,7 +25,8 @@ func TestAgreeingNodeIsOK(t *testing.T) {
 	n := node("node-a")
 	rep := run(svcs, healthyNode(n, programmed(svcs, n), t0))
 	row := rep.Nodes[0]
-	if row.Status != OK || rep.Status != OK || row.Expected != 2 || row.Programmed != 2 || row.Mode != "nftables" {
+	if row.Status != OK || rep.Status != OK || row.Expected != 2 || row.Programmed != 2 || row.Mode != "nftables" ||
+		row.Healthy == nil || !*row.Healthy || row.SyncFailures == nil || !row.LastSync.Equal(t0) {
 		t.Fatalf("got %+v", row)
 	}
 	if rep.Next != "" || !strings.Contains(rep.Diagnosis, "every node") {

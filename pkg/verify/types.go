@@ -160,18 +160,24 @@ type DNSRow struct {
 
 // NodeRow is one node's verdict.
 type NodeRow struct {
-	Node       string     `json:"node"`
-	Proxy      string     `json:"proxy"`
-	Mode       string     `json:"mode,omitempty"`
-	Pod        string     `json:"pod,omitempty"`
-	LastSync   *time.Time `json:"lastSync,omitempty"`
-	Expected   int        `json:"expected"`
-	Programmed int        `json:"programmed"`
-	Missing    []Finding  `json:"missing,omitempty"`
-	Extra      []Finding  `json:"extra,omitempty"`
-	Status     Status     `json:"status"`
-	Reason     string     `json:"reason,omitempty"`
-	Tiers      []TierRow  `json:"tiers"`
+	Node     string     `json:"node"`
+	Proxy    string     `json:"proxy"`
+	Mode     string     `json:"mode,omitempty"`
+	Pod      string     `json:"pod,omitempty"`
+	LastSync *time.Time `json:"lastSync,omitempty"`
+	// LastQueued and SyncFailures are the metrics' last queued sync and
+	// failed syncs; Healthy is /healthz's verdict; each absent when the
+	// tier did not answer.
+	LastQueued   *time.Time `json:"lastQueued,omitempty"`
+	SyncFailures *float64   `json:"syncFailures,omitempty"`
+	Healthy      *bool      `json:"healthy,omitempty"`
+	Expected     int        `json:"expected"`
+	Programmed   int        `json:"programmed"`
+	Missing      []Finding  `json:"missing,omitempty"`
+	Extra        []Finding  `json:"extra,omitempty"`
+	Status       Status     `json:"status"`
+	Reason       string     `json:"reason,omitempty"`
+	Tiers        []TierRow  `json:"tiers"`
 	// Evidence is what the rules tier read, per service port.
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
