@@ -10,6 +10,15 @@ import (
 // next, from the first node (in name order) with the worst status.
 func diagnose(rep Report, target string) (string, string) {
 	row, ok := first(rep.Nodes, rep.Status)
+	if rep.Status == Unknown {
+		// A missing right holds on every node: name it before a node's own trouble.
+		for _, r := range rep.Nodes {
+			if r.Status == Unknown && strings.HasPrefix(r.Reason, "forbidden: ") {
+				row = r
+				break
+			}
+		}
+	}
 	switch {
 	case len(rep.Nodes) == 0:
 		return "no node to verify: the cluster has no Node objects", "kubectl get nodes"

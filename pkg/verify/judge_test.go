@@ -146,7 +146,8 @@ func TestUnknownNodes(t *testing.T) {
 	if rep.Status != Unknown || rep.Nodes[0].Node != "node-a" {
 		t.Fatalf("overall %s, order %v", rep.Status, rep.Nodes)
 	}
-	if rep.Nodes[1].Reason != "forbidden: needs create pods/exec in kube-system" || rep.Next != "kubectl auth can-i create pods/exec -n kube-system" {
+	if rep.Nodes[1].Reason != "forbidden: needs create pods/exec in kube-system" || rep.Next != "kubectl auth can-i create pods/exec -n kube-system" ||
+		!strings.HasPrefix(rep.Diagnosis, "node node-b could not be verified: forbidden") {
 		t.Errorf("reason %q next %q", rep.Nodes[1].Reason, rep.Next)
 	}
 	if rep.Nodes[1].Expected != 1 {

@@ -217,6 +217,9 @@ func TestVerifyReadOnlyUser(t *testing.T) {
 	if row.Status != "UNKNOWN" || row.Reason != "forbidden: needs create pods/exec in kube-system" {
 		t.Errorf("row %+v", row)
 	}
+	if rep.Next != "kubectl auth can-i create pods/exec -n kube-system" {
+		t.Errorf("next %q, diagnosis %q", rep.Next, rep.Diagnosis)
+	}
 }
 
 // Bad input: one line, the documented code, nothing verified.
