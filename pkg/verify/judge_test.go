@@ -202,3 +202,14 @@ func TestLastChangeIsTheNewestSliceChange(t *testing.T) {
 		t.Fatalf("service row %+v", got)
 	}
 }
+
+func TestDiagnosisNamesTheMissingRightFirst(t *testing.T) {
+	svcs := []Service{web("10.0.0.1")}
+	none := NodeState{Node: node("node-a"), Unreadable: "no kube-proxy Pod on the node"}
+	forbidden := healthyNode(node("node-z"), proxyread.Reading{}, t0)
+	forbidden.Rules = Denied[proxyread.Reading]("create pods/exec in kube-system")
+	rep := run(svcs, none, forbidden)
+	if rep.Next != "kubectl auth can-i create pods/exec -n kube-system" || !strings.Contains(rep.Diagnosis, "node node-z") {
+		t.Fatalf("diagnosis %q next %q", rep.Diagnosis, rep.Next)
+	}
+}
