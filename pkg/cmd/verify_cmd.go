@@ -54,10 +54,6 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	svcs, err := proxyprobe.Services(targets)
-	if err != nil {
-		return err
-	}
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err == nil {
 		err = o.Probe.Connect(cfg, client)
@@ -65,9 +61,9 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return exit.Usagef("cannot load kubeconfig: %v", err)
 	}
-	rep, err := o.Probe.Verify(ctx, svcs)
+	rep, err := o.Probe.Verify(ctx, targets, o.AllNamespaces)
 	if err != nil {
-		return exit.InterruptWins(ctx, exit.Describe(o.Targets.Namespace, "", err))
+		return exit.InterruptWins(ctx, err)
 	}
 	if err := printers.VerifyOutput(o.Out, printers.StyleFor(o.Color, o.Out), o.Output, rep); err != nil {
 		return err

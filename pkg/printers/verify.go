@@ -29,13 +29,18 @@ func VerifyOutput(w io.Writer, st Style, format string, r verify.Report) error {
 // findings below it, then the diagnosis and the next command.
 func Verify(w io.Writer, st Style, r verify.Report) {
 	t := newTable(w)
-	fmt.Fprintln(t, st.Bold("NAMESPACE")+"\t"+st.Bold("SERVICE")+"\t"+st.Bold("SLICES")+"\t"+st.Bold("LAST CHANGE"))
+	fmt.Fprintln(t, st.Bold("NAMESPACE")+"\t"+st.Bold("SERVICE")+"\t"+st.Bold("SLICES")+"\t"+st.Bold("LAST CHANGE")+"\t"+st.Bold("PLAN"))
 	for _, s := range r.Services {
-		last := stamp(s.LastChange)
-		if s.Skipped != "" {
-			last += " (no proxy programs it: " + s.Skipped + ")"
+		plan := s.Plan
+		switch {
+		case s.Skipped != "":
+			plan = "- (no proxy programs it: " + s.Skipped + ")"
+		case s.Plan == verify.PlanDiffers:
+			plan = st.Red(plan) + ": " + safe(s.PlanDetail)
+		case s.PlanDetail != "":
+			plan += ": " + safe(s.PlanDetail)
 		}
-		fmt.Fprintf(t, "%s\t%s\t%d\t%s\n", s.Namespace, s.Name, s.Slices, last)
+		fmt.Fprintf(t, "%s\t%s\t%d\t%s\t%s\n", s.Namespace, s.Name, s.Slices, stamp(s.LastChange), plan)
 	}
 	t.Flush()
 	fmt.Fprintln(w)

@@ -19,7 +19,8 @@ func verifyReport() verify.Report {
 	for i := range 12 {
 		row.Extra = append(row.Extra, verify.Finding{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: fmt.Sprintf("10.9.0.%d:80\x1b[2J", i)})
 	}
-	return verify.Report{Status: verify.Drift, Services: []verify.ServiceRow{{Namespace: "shop", Name: "web", Slices: 1, LastChange: &since}},
+	return verify.Report{Status: verify.Drift, Services: []verify.ServiceRow{{Namespace: "shop", Name: "web", Slices: 1, LastChange: &since, Plan: verify.PlanAgrees},
+		{Namespace: "shop", Name: "api", Plan: verify.PlanDiffers, PlanDetail: "IPv4 port http: the plan reaches 10.0.0.7:80, the slices in the API do not"}},
 		Nodes:     []verify.NodeRow{row, {Node: "node-b", Proxy: "none", Status: verify.Unknown, Reason: "no kube-proxy Pod on the node"}},
 		Diagnosis: "node node-a: kube-proxy lacks endpoint 10.0.0.2:8080", Next: "kubectl logs -n kube-system kube-proxy-a --since=1h"}
 }
@@ -29,6 +30,8 @@ func TestVerifyTable(t *testing.T) {
 	Verify(&b, Style{}, verifyReport())
 	out := b.String()
 	for _, want := range []string{
+		"shop       web      1       2026-11-27T05:00:00Z  agrees",
+		"shop       api      0       -                     differs: IPv4 port http: the plan reaches 10.0.0.7:80, the slices in the API do not",
 		"NODE    PROXY                LAST SYNC             EXPECTED  PROGRAMMED  MISSING  EXTRA  STATUS   REASON",
 		"node-a  kube-proxy/nftables  2026-11-27T05:00:00Z  3         14          1        12     DRIFT    1 missing, 12 extra",
 		"  missing: shop/web:http endpoint 10.0.0.2:8080 (chain service-X)",

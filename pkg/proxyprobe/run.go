@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
@@ -28,16 +29,17 @@ type Run struct {
 	Target string
 }
 
-// Verify runs it over the Services; an error is a read of the API that
-// failed (the slices, the Nodes), not a node that could not be verified.
-func (r Run) Verify(ctx context.Context, svcs []*corev1.Service) (verify.Report, error) {
-	in, err := r.input(ctx, svcs)
+// Verify runs it over the resolved targets; an error is a target not
+// found or a read of the API that failed (the slices, the Nodes), not a
+// node that could not be verified nor a plan that could not be made.
+func (r Run) Verify(ctx context.Context, targets []syncer.Target, allNamespaces bool) (verify.Report, error) {
+	in, err := r.input(ctx, targets, allNamespaces)
 	if err != nil {
 		return verify.Report{}, err
 	}
 	nodes, err := Nodes(ctx, r.Client)
 	if err != nil {
-		return verify.Report{}, err
+		return verify.Report{}, exit.Describe("", "", err)
 	}
 	in.Nodes = Probe(ctx, r.Options, nodes, in.Services)
 	in.Now = time.Now()
@@ -53,10 +55,10 @@ func (r Run) Verify(ctx context.Context, svcs []*corev1.Service) (verify.Report,
 	}
 	select {
 	case <-ctx.Done():
-		return rep, ctx.Err()
+		return rep, exit.FromSignal(ctx)
 	case <-time.After(r.SyncPeriod):
 	}
-	again, err := r.input(ctx, svcs)
+	again, err := r.input(ctx, targets, allNamespaces)
 	if err != nil {
 		return verify.Report{}, err
 	}
@@ -72,20 +74,55 @@ func (r Run) Verify(ctx context.Context, svcs []*corev1.Service) (verify.Report,
 	return verify.Verify(in), nil
 }
 
-// input reads the slices of the Services, one list per namespace.
-func (r Run) input(ctx context.Context, svcs []*corev1.Service) (verify.Input, error) {
+// input reads the slices of the Services, one list per namespace, and
+// plans them as sync would, without writing.
+func (r Run) input(ctx context.Context, targets []syncer.Target, allNamespaces bool) (verify.Input, error) {
 	in := verify.Input{HealthTimeout: 2 * r.SyncPeriod, Target: r.Target}
+	svcs, err := Services(targets)
+	if err != nil {
+		return in, err
+	}
+	plans := plan(ctx, r.Client, targets, allNamespaces)
 	byNS := map[string]map[string][]*discoveryv1.EndpointSlice{}
 	for _, svc := range svcs {
 		if _, ok := byNS[svc.Namespace]; !ok {
 			var err error
 			if byNS[svc.Namespace], err = slicesByService(ctx, r.Client, svc.Namespace); err != nil {
-				return in, err
+				return in, exit.Describe(svc.Namespace, "", err)
 			}
 		}
 		in.Services = append(in.Services, verify.Service{Service: svc, Slices: byNS[svc.Namespace][svc.Name]})
 	}
+	for i := range in.Services {
+		in.Services[i].Planned, in.Services[i].PlanUnknown = plans[i].slices, plans[i].unknown
+	}
 	return in, nil
+}
+
+type planned struct {
+	slices  []*discoveryv1.EndpointSlice
+	unknown string
+}
+
+// plan plans each Service as sync would, writing nothing (as diff does):
+// the slices the plan leaves, or why there is none to hold the API's
+// against.
+func plan(ctx context.Context, client kubernetes.Interface, targets []syncer.Target, allNamespaces bool) []planned {
+	outs := syncer.Many(ctx, client, targets, allNamespaces, syncer.Options{Plan: reconcile.DefaultOptions()}, func(int, string, time.Duration) {})
+	out := make([]planned, len(outs))
+	for i, o := range outs {
+		switch {
+		case o.Err != nil:
+			out[i].unknown = "cannot plan: " + oneLine(o.Err.Error())
+		case o.Plan == nil:
+			out[i].unknown = "no plan"
+		case !o.Plan.Service.Planned():
+			out[i].unknown = "not planned: " + string(o.Plan.Service.Reason)
+		default:
+			out[i].slices = o.Plan.Final()
+		}
+	}
+	return out
 }
 
 func slicesByService(ctx context.Context, client kubernetes.Interface, ns string) (map[string][]*discoveryv1.EndpointSlice, error) {

@@ -20,6 +20,9 @@ func diagnose(rep Report, target string) (string, string) {
 		}
 	}
 	switch {
+	case rep.Status == Drift && !ok:
+		// No node drifts: a Service's slices differ from its plan.
+		return planLine(rep.Services)
 	case len(rep.Nodes) == 0:
 		return "no node to verify: the cluster has no Node objects", "kubectl get nodes"
 	case rep.Status == OK:
@@ -98,8 +101,12 @@ func unknownLine(r NodeRow) string {
 
 // unknownNext is the command that shows why a node could not be verified.
 func unknownNext(r NodeRow) string {
+	reasons := []string{r.Reason}
 	for _, t := range r.Tiers {
-		if right, ok := strings.CutPrefix(t.Reason, "forbidden: needs "); ok {
+		reasons = append(reasons, t.Reason)
+	}
+	for _, reason := range reasons {
+		if right, ok := strings.CutPrefix(reason, "forbidden: needs "); ok {
 			verbRes, ns, _ := strings.Cut(right, " in ")
 			if ns != "" {
 				return fmt.Sprintf("kubectl auth can-i %s -n %s", verbRes, ns)
@@ -114,4 +121,16 @@ func unknownNext(r NodeRow) string {
 		return fmt.Sprintf("kubectl describe node %s", r.Node)
 	}
 	return ""
+}
+
+// planLine names the first Service whose slices in the API differ from
+// its plan, and the command that shows how.
+func planLine(rows []ServiceRow) (string, string) {
+	for _, r := range rows {
+		if r.Plan == PlanDiffers {
+			return fmt.Sprintf("service %s/%s: the slices in the API differ from its plan: %s",
+				r.Namespace, r.Name, r.PlanDetail), fmt.Sprintf("kubectl slices diff svc/%s -n %s", r.Name, r.Namespace)
+		}
+	}
+	return "", ""
 }

@@ -37,7 +37,7 @@ func web(addrs ...string) Service {
 		sl.Endpoints = append(sl.Endpoints, discoveryv1.Endpoint{Addresses: []string{a}, NodeName: ptr("node-a"),
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr(true), Serving: ptr(true), Terminating: ptr(false)}})
 	}
-	return Service{Service: svc, Slices: []*discoveryv1.EndpointSlice{sl}}
+	return Service{Service: svc, Slices: []*discoveryv1.EndpointSlice{sl}, Planned: []*discoveryv1.EndpointSlice{sl}}
 }
 
 // programmed is what a correct kube-proxy programs for the Services on n.

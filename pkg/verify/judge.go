@@ -20,6 +20,11 @@ func Verify(in Input) Report {
 		since[i] = lastChange(s)
 		row := ServiceRow{Namespace: s.Service.Namespace, Name: s.Service.Name, Slices: len(s.Slices), LastChange: since[i]}
 		row.Skipped = proxyexpect.For(s.Service, nil, proxyexpect.Node{}).Skipped
+		if row.Skipped != "" {
+			row.Plan, row.PlanDetail = PlanUnknown, "no proxy programs it"
+		} else {
+			row.Plan, row.PlanDetail = judgePlan(s, in.Nodes)
+		}
 		rep.Services = append(rep.Services, row)
 	}
 	for _, n := range in.Nodes {
@@ -27,6 +32,9 @@ func Verify(in Input) Report {
 	}
 	slices.SortFunc(rep.Nodes, func(a, b NodeRow) int { return strings.Compare(a.Node, b.Node) })
 	rep.Status = overall(rep.Nodes)
+	if rep.Status != Drift && slices.ContainsFunc(rep.Services, func(r ServiceRow) bool { return r.Plan == PlanDiffers }) {
+		rep.Status = Drift
+	}
 	rep.Diagnosis, rep.Next = diagnose(rep, in.Target)
 	return rep
 }

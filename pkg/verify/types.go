@@ -52,10 +52,16 @@ type Input struct {
 	Target string
 }
 
-// Service is one selected Service and its slices as listed.
+// Service is one selected Service and its slices as listed, and the
+// slices its plan leaves (what the controller should publish).
 type Service struct {
 	Service *corev1.Service
 	Slices  []*discoveryv1.EndpointSlice
+	// Planned are the planned slices; PlanUnknown, when set, says why
+	// there is no plan to hold the slices against (a selectorless
+	// Service, a read that failed), and Planned is then not read.
+	Planned     []*discoveryv1.EndpointSlice
+	PlanUnknown string
 }
 
 // NodeState is what the cluster layer found for one node.
@@ -148,6 +154,11 @@ type ServiceRow struct {
 	// Skipped says why no proxy programs it (headless, ExternalName,
 	// another proxy's).
 	Skipped string `json:"skipped,omitempty"`
+	// Plan is whether the slices in the API give each node what the plan
+	// gives it: "agrees", "differs" (Detail names the first difference)
+	// or "unknown" (Detail says why).
+	Plan       string `json:"plan"`
+	PlanDetail string `json:"planDetail,omitempty"`
 }
 
 // DNSRow is one DNS replica's answer for the selected Services: the

@@ -20,7 +20,12 @@ import (
 
 // verifyReport is the part of `verify -o json` the tests read.
 type verifyReport struct {
-	Status    string       `json:"status"`
+	Status   string `json:"status"`
+	Services []struct {
+		Slices     int    `json:"slices"`
+		Plan       string `json:"plan"`
+		PlanDetail string `json:"planDetail"`
+	} `json:"services"`
 	Nodes     []verifyNode `json:"nodes"`
 	Diagnosis string       `json:"diagnosis"`
 	Next      string       `json:"next"`
@@ -99,6 +104,28 @@ func TestVerifyNoKubeProxy(t *testing.T) {
 	row := rep.Nodes[rep.node(t, "node-a1")]
 	if rep.Status != "UNKNOWN" || row.Status != "UNKNOWN" || row.Proxy != "none" || row.Expected != 0 {
 		t.Errorf("report %s, row %+v", rep.Status, row)
+	}
+	if len(rep.Services) != 1 || rep.Services[0].Plan != "agrees" || rep.Services[0].Slices != 1 {
+		t.Errorf("services %+v", rep.Services)
+	}
+}
+
+// Slices in the API that differ from the plan (here: none written yet for
+// a Service whose Pods are ready) are drift, exit 1, whatever the nodes
+// say, and the next command is diff.
+func TestVerifySlicesDifferFromPlan(t *testing.T) {
+	ns := newNamespace(t, shared)
+	mustService(t, shared, service(ns, "web"))
+	mustPods(t, shared, ns, podSpec("web", 0, 2))
+	r := slices(t, "verify", "svc/web", "-n", ns, "-o", "json").mustCode(t, 1)
+	rep := parseVerify(t, r)
+	if rep.Status != "DRIFT" || rep.Services[0].Plan != "differs" || !strings.Contains(rep.Services[0].PlanDetail, "the plan reaches") ||
+		rep.Next != "kubectl slices diff svc/web -n "+ns {
+		t.Errorf("report %+v", rep)
+	}
+	slices(t, "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	if rep := parseVerify(t, slices(t, "verify", "svc/web", "-n", ns, "-o", "json").mustCode(t, 6)); rep.Services[0].Plan != "agrees" {
+		t.Errorf("after sync: %+v", rep.Services)
 	}
 }
 
