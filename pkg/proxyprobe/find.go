@@ -99,3 +99,31 @@ func container(p *corev1.Pod) string {
 	}
 	return p.Spec.Containers[i].Name
 }
+
+// modeOf is the proxy mode a kube-proxy Pod's command line sets:
+// --proxy-mode's value; with neither it nor --config, kube-proxy's Linux
+// default, iptables; "" when a config file may set it (read from the
+// metrics port's /proxyMode instead).
+func modeOf(p *corev1.Pod) string {
+	var argv []string
+	for _, c := range p.Spec.Containers {
+		if c.Name == container(p) {
+			argv = append(append(argv, c.Command...), c.Args...)
+		}
+	}
+	config := false
+	for i, a := range argv {
+		switch {
+		case strings.HasPrefix(a, "--proxy-mode="):
+			return strings.TrimPrefix(a, "--proxy-mode=")
+		case a == "--proxy-mode" && i+1 < len(argv):
+			return argv[i+1]
+		case a == "--config" || strings.HasPrefix(a, "--config="):
+			config = true
+		}
+	}
+	if config {
+		return ""
+	}
+	return "iptables"
+}

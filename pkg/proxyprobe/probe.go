@@ -136,8 +136,10 @@ func (o Options) read(ctx context.Context, st *verify.NodeState, pod *corev1.Pod
 			return verify.ParseMetrics(ans[0].Body, mode)
 		})
 	}
-	mode := ""
-	if m := st.Metrics.Value; m != nil {
+	// The mode kube-proxy reports wins; without the metrics tier, the
+	// Pod's command line says it when it can.
+	mode := modeOf(pod)
+	if m := st.Metrics.Value; m != nil && m.Mode != "" {
 		mode = m.Mode
 	}
 	reader := o.Readers[proxyread.Mode(mode)]
@@ -145,7 +147,7 @@ func (o Options) read(ctx context.Context, st *verify.NodeState, pod *corev1.Pod
 	case r.exec != "":
 		st.Rules = verify.Denied[proxyread.Reading](r.exec)
 	case mode == "":
-		st.Rules = verify.Result[proxyread.Reading]{Err: "the proxy mode is unknown (it is read from the metrics port): no rule reader chosen"}
+		st.Rules = verify.Result[proxyread.Reading]{Err: "the proxy mode is unknown (read from the metrics port, or the Pod's --proxy-mode): no rule reader chosen"}
 	case reader == nil:
 		st.Rules = verify.Result[proxyread.Reading]{Err: fmt.Sprintf("no rule reader for kube-proxy's %s mode", mode)}
 	default:

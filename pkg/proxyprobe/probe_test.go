@@ -192,7 +192,7 @@ func TestGarbageAnswersAreUnknownWithReason(t *testing.T) {
 	if st.Metrics.Value != nil || !strings.Contains(st.Metrics.Err, "not kube-proxy's metrics") {
 		t.Errorf("metrics %+v", st.Metrics)
 	}
-	if st.Rules.Value != nil || !strings.Contains(st.Rules.Err, "mode is unknown") {
+	if st.Rules.Value != nil || st.Rules.Err != "no rule reader for kube-proxy's iptables mode" {
 		t.Errorf("rules %+v", st.Rules)
 	}
 	rep := verify.Verify(verify.Input{Nodes: []verify.NodeState{st}})
@@ -282,5 +282,33 @@ func TestExitCodes(t *testing.T) {
 		if got := exit.Code(Exit(s)); got != want {
 			t.Errorf("%s: exit %d, want %d", s, got, want)
 		}
+	}
+}
+
+func TestModeOfThePodsCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"kube-proxy", "--proxy-mode=nftables"}, "nftables"},
+		{[]string{"kube-proxy", "--config=/c.yaml", "--proxy-mode", "ipvs"}, "ipvs"},
+		{[]string{"kube-proxy", "--config=/var/lib/kube-proxy/config.conf"}, ""},
+		{[]string{"kube-proxy", "--v=2"}, "iptables"},
+	} {
+		p := proxyPodOn("kp", "n", nil, corev1.PodRunning)
+		p.Spec.Containers = []corev1.Container{{Name: "sidecar", Args: []string{"--proxy-mode=bogus"}}, {Name: "kube-proxy", Command: c.argv}}
+		if got := modeOf(p); got != c.want {
+			t.Errorf("%v: %q, want %q", c.argv, got, c.want)
+		}
+	}
+}
+
+func TestModeFromThePodWithoutMetrics(t *testing.T) {
+	p := proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning)
+	p.Spec.Containers[0].Command = []string{"kube-proxy", "--proxy-mode=nftables"}
+	c := client(map[string]bool{"create pods/portforward": true}, p)
+	st := Probe(context.Background(), options(c, fakeTransport{}), []*corev1.Node{readyNode("n-a")}, nil)[0]
+	if st.Metrics.Value != nil || st.Rules.Value == nil {
+		t.Fatalf("metrics %+v rules %+v", st.Metrics, st.Rules)
 	}
 }
