@@ -1,6 +1,7 @@
 package proxyprobe
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -310,5 +311,16 @@ func TestModeFromThePodWithoutMetrics(t *testing.T) {
 	st := Probe(context.Background(), options(c, fakeTransport{}), []*corev1.Node{readyNode("n-a")}, nil)[0]
 	if st.Metrics.Value != nil || st.Rules.Value == nil {
 		t.Fatalf("metrics %+v rules %+v", st.Metrics, st.Rules)
+	}
+}
+
+func TestExecOutputBounded(t *testing.T) {
+	var b bytes.Buffer
+	l := &limitedBuffer{buf: &b, limit: 8}
+	if _, err := l.Write([]byte("12345")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Write([]byte("6789")); !errors.Is(err, ErrTooLarge) || b.String() != "12345" {
+		t.Fatalf("past the limit: %v, kept %q", err, b.String())
 	}
 }
