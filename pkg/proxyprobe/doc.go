@@ -6,7 +6,10 @@
 // kube-proxy node's tiers, least privilege first: /healthz and the health
 // check node ports through pods/proxy, the metrics and /proxyMode through a
 // port-forward to 127.0.0.1, and the rules through pods/exec with the
-// pkg/proxyread reader of the node's mode. It never uses nodes/proxy.
+// pkg/proxyread reader of the node's mode (/proxyMode's answer, else the
+// Pod's --proxy-mode). It never uses nodes/proxy. Run also lists the
+// Services' slices and plans them as sync would, writing nothing, and
+// with --settle reads drifting nodes again after the sync period.
 //
 // Every node is read within a timeout, a bounded number at once, and every
 // answer is read up to a byte limit: a NotReady, unreachable, slow or

@@ -10,7 +10,9 @@
 // each missing and extra endpoint of a policy chain, a missing cluster IP
 // dispatch and a no-endpoints verdict that should not be there (or should),
 // and a health check node port count that differs from the node's local
-// ready endpoints.
+// ready endpoints. Each Service's slices in the API are also held against
+// its plan (the slices sync would leave), as a proxy sees both: the
+// endpoints each port reaches from each node; a difference is drift too.
 //
 // A node that disagrees is PENDING, not DRIFT, when its proxy last synced
 // before the Service's slices last changed and its /healthz still says
