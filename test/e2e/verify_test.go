@@ -69,8 +69,14 @@ func (r verifyReport) node(t *testing.T, name string) int {
 // with labels at address ip.
 func proxyOnNode(t *testing.T, node, pod string, labels map[string]string, ip string) {
 	t.Helper()
+	proxyOn(t, controlplane.NodeSpec{Name: node, Zone: "zone-a", CPU: "4"}, pod, labels, ip)
+}
+
+func proxyOn(t *testing.T, spec controlplane.NodeSpec, pod string, labels map[string]string, ip string) {
+	t.Helper()
 	ctx := context.Background()
-	if err := shared.Node(ctx, controlplane.NodeSpec{Name: node, Zone: "zone-a", CPU: "4"}); err != nil {
+	node := spec.Name
+	if err := shared.Node(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
 	// No controller makes kube-system's default ServiceAccount here; admission wants it.
@@ -130,14 +136,19 @@ func TestVerifySlicesDifferFromPlan(t *testing.T) {
 }
 
 // A Pod labelled as Cilium's agent makes its node "not supported", never
-// guessed at.
+// guessed at; a NotReady node is UNKNOWN unread.
 func TestVerifyOtherProxyNotSupported(t *testing.T) {
 	ns := newNamespace(t, shared)
 	mustService(t, shared, service(ns, "web"))
 	proxyOnNode(t, "verify-cilium", "cilium-x1", map[string]string{"k8s-app": "cilium"}, "10.250.0.1")
+	proxyOn(t, controlplane.NodeSpec{Name: "verify-notready", Zone: "zone-a", CPU: "4", NotReady: true}, "kube-proxy-nr", map[string]string{"k8s-app": "kube-proxy"}, "10.250.0.2")
 	rep := parseVerify(t, slices(t, "verify", "svc/web", "-n", ns, "-o", "json").mustCode(t, 6))
 	row := rep.Nodes[rep.node(t, "verify-cilium")]
 	if row.Status != "UNKNOWN" || row.Proxy != "cilium" || !strings.Contains(row.Reason, "not supported") || len(row.Tiers) != 0 {
+		t.Errorf("row %+v", row)
+	}
+	// A NotReady node is not read, and says why.
+	if row := rep.Nodes[rep.node(t, "verify-notready")]; row.Status != "UNKNOWN" || row.Reason != "the node is NotReady" || row.Proxy != "kube-proxy" {
 		t.Errorf("row %+v", row)
 	}
 }
