@@ -11,8 +11,10 @@ TAGS := $(shell grep -v '^\#' hack/build-tags | paste -sd, -)
 # Control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
 # kubectl) are built once from the Go module proxy into the user cache.
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
+# CoreDNS, for the DNS reader's e2e test, is built once the same way (hack/build-coredns.sh).
+COREDNS = $(shell ./hack/build-coredns.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-node node-if-possible lint docs docs-check demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns e2e-node node-if-possible lint docs docs-check demo control-plane clean
 
 all: build
 
@@ -59,14 +61,21 @@ MEMOSEQUENCES ?= 20000
 diff-long:
 	$(GO) test ./pkg/reconcile -run 'TestDifferentialAgainstUpstream|TestMemoAgainstCompute' -count=1 -v -timeout 30m -diff-cases $(DIFFCASES) -memo-sequences $(MEMOSEQUENCES)
 
-e2e: control-plane
-	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./... -count=1 -timeout 40m
+e2e: control-plane coredns
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_COREDNS="$(COREDNS)" $(GO) test ./... -count=1 -timeout 40m
 	@# Nothing the tests started may outlive them.
 	@if pgrep -f "$(CONTROL_PLANE)/(etcd|kube-apiserver|kube-controller-manager)" >/dev/null; then \
 		echo "control-plane processes left behind:"; pgrep -af "$(CONTROL_PLANE)/"; exit 1; fi
 
 control-plane:
 	@./hack/build-control-plane.sh >/dev/null
+
+coredns:
+	@./hack/build-coredns.sh >/dev/null
+
+## e2e-dns: only the DNS reader's e2e tests, against a real CoreDNS run as a local process
+e2e-dns: control-plane coredns
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_COREDNS="$(COREDNS)" $(GO) test ./e2e -run '^TestDNS' -count=1 -v -timeout 10m
 
 ## e2e-node: kubectl-slices as real Pods on a real node (kubelet, containerd, bridge CNI, images built
 ## here), as root in namespaces of its own; kubelet and containerd are built once (hack/build-node.sh).

@@ -78,6 +78,7 @@ tool (
 
 require (
 	github.com/go-logr/logr v1.4.3
+	github.com/miekg/dns v1.1.72
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.67.5
 	k8s.io/api v0.36.3
@@ -210,6 +211,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/crypto v0.47.0 // indirect
 	golang.org/x/exp v0.0.0-20251219203646-944ab1f22d93 // indirect
+	golang.org/x/mod v0.32.0 // indirect
 	golang.org/x/net v0.49.0 // indirect
 	golang.org/x/oauth2 v0.34.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect

@@ -10,7 +10,8 @@
 // and local manifests (read_local.go reads them, bounded in size and
 // following the context, read_yaml.go a YAML List item by item;
 // validate_local.go refuses what the API server
-// would). Lists are bounded in pages and refuse a repeated continue token,
+// would). For deploy it lists the Nodes (their Pod CIDRs) and reads a
+// workload's pod template (workloads.go). Lists are bounded in pages and refuse a repeated continue token,
 // so a hostile server cannot keep a read going. It writes nothing. It also
 // makes the plugin's client (client.go: rate limits, protobuf, request
 // counting) and quiets client-go's logs unless -v asks for them.

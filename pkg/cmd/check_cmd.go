@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/lifecycle"
@@ -45,10 +46,8 @@ func (o *CheckOptions) Complete(*cobra.Command, []string) error {
 
 // Validate checks the flags before anything is read.
 func (o *CheckOptions) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
+	if err := args.Output(o.Output, "", "json", "yaml"); err != nil {
+		return err
 	}
 	return o.Plan.validate()
 }
@@ -73,8 +72,5 @@ func (o *CheckOptions) Run(ctx context.Context) error {
 	if err := printers.CheckOutput(o.Out, o.ErrOut, printers.StyleFor(o.Color, o.Out), o.Output, report); err != nil {
 		return err
 	}
-	if !report.Healthy {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(!report.Healthy)
 }

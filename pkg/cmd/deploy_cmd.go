@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/pager"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
@@ -91,10 +89,10 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 
 // Validate checks the flags; nothing is printed on error.
 func (o *DeployOptions) Validate() error {
-	switch {
-	case o.Output != "yaml" && o.Output != "json":
-		return exit.Usagef("-o must be yaml or json, got %q", o.Output)
-	case o.AllNamespaces:
+	if err := args.Output(o.Output, "yaml", "json"); err != nil {
+		return err
+	}
+	if o.AllNamespaces {
 		return exit.Usagef("deploy takes no -A: cluster mode (the default) already watches every namespace")
 	}
 	if o.WebhookClientCA != "" {
@@ -160,9 +158,9 @@ func (o *DeployOptions) Run(ctx context.Context) error {
 // cluster at hand, and then prints every address instead of waiting.
 const nodeReadTimeout = 10 * time.Second
 
-// readNodePodCIDRs lists the Nodes (in pages, as kubectl get does) for
-// their Pod CIDRs; a cluster it cannot reach or may not list Nodes of
-// leaves Err set, and the manifests admit every address.
+// readNodePodCIDRs lists the Nodes for their Pod CIDRs; a cluster it
+// cannot reach or may not list Nodes of leaves Err set, and the manifests
+// admit every address.
 func (o *DeployOptions) readNodePodCIDRs(ctx context.Context) *deploy.NodePodCIDRs {
 	cs, err := o.Clientset()
 	if err != nil {
@@ -170,13 +168,7 @@ func (o *DeployOptions) readNodePodCIDRs(ctx context.Context) *deploy.NodePodCID
 	}
 	ctx, cancel := context.WithTimeout(ctx, nodeReadTimeout)
 	defer cancel()
-	var nodes []corev1.Node
-	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return cs.CoreV1().Nodes().List(ctx, opts)
-	}).EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-		nodes = append(nodes, *obj.(*corev1.Node))
-		return nil
-	})
+	nodes, err := cluster.Reader{Client: cs}.AllNodes(ctx)
 	if err != nil {
 		return &deploy.NodePodCIDRs{Err: err}
 	}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/deploy"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
@@ -30,7 +28,7 @@ func (o *DeployOptions) checkSidecarWorkload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pod, err := workloadPod(ctx, cs, o.namespace, w)
+	pod, err := cluster.Reader{Client: cs}.PodTemplate(ctx, o.namespace, w.Resource, w.Name)
 	if apierrors.IsNotFound(err) {
 		return &exit.Error{Code: exit.NotFound, Err: fmt.Errorf("%s/%s not found in namespace %s: check the name and -n", w.Resource, w.Name, o.namespace)}
 	}
@@ -41,28 +39,4 @@ func (o *DeployOptions) checkSidecarWorkload(ctx context.Context) error {
 		return exit.Usagef("%v", err)
 	}
 	return nil
-}
-
-// workloadPod is the pod template's spec of w in ns.
-func workloadPod(ctx context.Context, cs kubernetes.Interface, ns string, w deploy.Workload) (corev1.PodSpec, error) {
-	get := metav1.GetOptions{}
-	switch w.Resource {
-	case "deployment":
-		d, err := cs.AppsV1().Deployments(ns).Get(ctx, w.Name, get)
-		if err != nil {
-			return corev1.PodSpec{}, err
-		}
-		return d.Spec.Template.Spec, nil
-	case "statefulset":
-		s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, w.Name, get)
-		if err != nil {
-			return corev1.PodSpec{}, err
-		}
-		return s.Spec.Template.Spec, nil
-	}
-	d, err := cs.AppsV1().DaemonSets(ns).Get(ctx, w.Name, get)
-	if err != nil {
-		return corev1.PodSpec{}, err
-	}
-	return d.Spec.Template.Spec, nil
 }

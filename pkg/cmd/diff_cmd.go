@@ -65,8 +65,5 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if firstErr != nil {
 		return &exit.Error{Code: exit.Code(firstErr), Err: exit.ErrPrinted}
 	}
-	if changed {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(changed)
 }

@@ -3,10 +3,11 @@
 // do not say (the namespace, the Service names normalised once), Validate
 // refuses bad input before any request (a usage error, exit 2), and Run
 // connects the parts (runCommand runs the three). Reading, planning,
-// writing and printing live below: pkg/cluster, pkg/syncer, pkg/lifecycle,
-// pkg/daemon, pkg/printers, pkg/deploy, pkg/proxyprobe (verify); arguments are read by pkg/args and
-// completed by pkg/completion; pkg/exit words errors and owns the exit
-// codes.
+// judging, writing and printing live below: pkg/cluster, pkg/syncer,
+// pkg/explain, pkg/lifecycle, pkg/daemon, pkg/printers, pkg/deploy,
+// pkg/proxyprobe (verify);
+// arguments are read and checked by pkg/args and completed by
+// pkg/completion; pkg/exit words errors and owns the exit codes.
 // IO streams and the client (RootOptions.NewClient) are injected, so every
 // command runs in unit tests through cobra against a fake clientset.
 package cmd

@@ -32,16 +32,11 @@ type ExplainOptions struct {
 	// ServerVersion, when set, is the release judged instead of the API
 	// server's (--server-version); the only one offline.
 	ServerVersion string
-	// names are the Services named (Validate wants one), namespace is -n's
-	// or the kubeconfig's ("default" offline without a kubeconfig).
-	names     []string
+	// Target is what is explained: a Service, Pods or an address (--ip).
+	Target args.Explain
+	// namespace is -n's or the kubeconfig's ("default" offline without a
+	// kubeconfig).
 	namespace string
-	// IP is --ip's address; Selector is -l on Pods; pods are the Pods
-	// named (pod/NAME), podMode says Pods are explained (names or -l).
-	IP       string
-	Selector string
-	pods     []string
-	podMode  bool
 }
 
 func newExplainCommand(root *RootOptions) *cobra.Command {
@@ -60,8 +55,8 @@ func newExplainCommand(root *RootOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&o.Local, "local", false, "Read objects from -f instead of the cluster")
 	cmd.Flags().StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to read with --local")
 	cmd.Flags().StringVar(&o.ServerVersion, "server-version", "", "The cluster's release (v1.32.13) for notes on where its kube-controller-manager differs (default: the API server's; none with --local)")
-	cmd.Flags().StringVar(&o.IP, "ip", "", "Explain an address: every EndpointSlice and Endpoints object that holds it, and the Pod that has it now (-A: every namespace)")
-	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "With pod: explain the Pods matching this label selector")
+	cmd.Flags().StringVar(&o.Target.IP, "ip", "", "Explain an address: every EndpointSlice and Endpoints object that holds it, and the Pod that has it now (-A: every namespace)")
+	cmd.Flags().StringVarP(&o.Target.Selector, "selector", "l", "", "With pod: explain the Pods matching this label selector")
 	cmd.Flags().StringVar(&o.MaxInputSize, "max-input-size", "64Mi", "With --local: the most bytes read over all -f inputs (a quantity: 64Mi, 1Gi)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("show-pods", cobra.FixedCompletions([]string{"all", "excluded"}, cobra.ShellCompDirectiveNoFileComp))
@@ -71,19 +66,8 @@ func newExplainCommand(root *RootOptions) *cobra.Command {
 // Complete normalises the argument, named as sync names Services (svc/NAME,
 // NAME, svc NAME), and resolves the namespace.
 func (o *ExplainOptions) Complete(_ *cobra.Command, argv []string) error {
-	o.podMode = args.NamesPods(argv) || (len(argv) == 0 && o.Selector != "")
-	switch {
-	case o.podMode && !(len(argv) == 1 && args.IsPodType(argv[0])):
-		var err error
-		if o.pods, err = args.Pods(argv); err != nil {
-			return err
-		}
-	case o.podMode:
-	case len(argv) > 1 || (len(argv) == 1 && !args.IsServiceType(argv[0])):
-		var err error
-		if o.names, err = args.Services(argv); err != nil {
-			return err
-		}
+	if err := o.Target.Parse(argv); err != nil {
+		return err
 	}
 	ns, err := o.Namespace()
 	switch {
@@ -98,14 +82,10 @@ func (o *ExplainOptions) Complete(_ *cobra.Command, argv []string) error {
 
 // Validate checks flags and the argument before anything is read.
 func (o *ExplainOptions) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
+	if err := args.Output(o.Output, "", "json", "yaml"); err != nil {
+		return err
 	}
-	switch printers.ShowPods(o.ShowPods) {
-	case printers.ShowPodsAuto, printers.ShowPodsAll, printers.ShowPodsExcluded:
-	default:
+	if !printers.ShowPods(o.ShowPods).Valid() {
 		return exit.Usagef("--show-pods must be all or excluded, got %q", o.ShowPods)
 	}
 	if o.Local != (len(o.Filenames) > 0) {
@@ -120,36 +100,24 @@ func (o *ExplainOptions) Validate() error {
 	if err := o.Plan.validate(); err != nil {
 		return err
 	}
-	if o.podMode || o.IP != "" {
-		return o.validatePodOrIP()
-	}
-	if o.Selector != "" || o.AllNamespaces {
-		return exit.Usagef("-l and -A go with pod/NAME and --ip; explain takes one Service: svc/NAME")
-	}
-	switch {
-	case len(o.names) == 0:
-		return exit.Usagef("name the Service to explain: svc/NAME")
-	case len(o.names) > 1:
-		return exit.Usagef("explain takes one Service, got %d: run it once per Service", len(o.names))
-	}
-	return nil
+	return o.Target.Validate(o.AllNamespaces, o.ShowPods != "")
 }
 
 // Run explains one Service; the exit code says whether it drifts.
 func (o *ExplainOptions) Run(ctx context.Context) error {
 	defer cluster.ReportRequests(o.ErrOut)
 	switch {
-	case o.IP != "":
+	case o.Target.IP != "":
 		return o.runIP(ctx)
-	case o.podMode:
+	case o.Target.PodMode:
 		return o.runPods(ctx)
 	}
 	var local cluster.Local
 	var err error
 	if o.Local {
-		local, err = o.readLocal(ctx, o.names[0])
+		local, err = o.readLocal(ctx, o.Target.Names[0])
 	} else {
-		local.Input, local.NamespacePods, err = o.readCluster(ctx, o.names[0])
+		local.Input, local.NamespacePods, err = o.readCluster(ctx, o.Target.Names[0])
 	}
 	if err != nil {
 		return err
@@ -175,10 +143,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !report.InSync {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(!report.InSync)
 }
 
 // readCluster reads the Service and its inputs; all Pods of the namespace

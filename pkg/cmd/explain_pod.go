@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -21,35 +17,6 @@ import (
 
 // explain pod/NAME and explain --ip: the same planner, reasons and drift
 // as explain svc (pkg/explain), seen from a Pod or an address.
-
-// validatePodOrIP checks the flags of the Pod and address forms.
-func (o *ExplainOptions) validatePodOrIP() error {
-	if o.ShowPods != "" {
-		return exit.Usagef("--show-pods goes with svc/NAME")
-	}
-	if o.IP != "" {
-		if o.podMode || len(o.names) > 0 || o.Selector != "" {
-			return exit.Usagef("--ip takes no Service, Pod or -l: kubectl slices explain --ip ADDRESS")
-		}
-		if _, err := netip.ParseAddr(o.IP); err != nil {
-			return exit.Usagef("--ip must be an IPv4 or IPv6 address such as 10.244.3.16 or fd00::10, got %s", english.QuoteClip(o.IP, english.ClipLen))
-		}
-		return nil
-	}
-	if o.AllNamespaces {
-		return exit.Usagef("-A goes with --ip; a Pod is named in one namespace (-n)")
-	}
-	switch {
-	case len(o.pods) > 0 && o.Selector != "":
-		return exit.Usagef("name Pods or select them with -l, not both")
-	case len(o.pods) == 0 && o.Selector == "":
-		return exit.Usagef("name the Pod to explain: pod/NAME, or pod -l SELECTOR")
-	}
-	if _, err := labels.Parse(o.Selector); err != nil {
-		return exit.Usagef("-l %s is not a label selector: %s", english.QuoteClip(o.Selector, english.ClipLen), english.Clip(err.Error(), english.ClipLen))
-	}
-	return nil
-}
 
 // source is the report's source field: where the objects were read.
 func (o *ExplainOptions) source() string {
@@ -66,45 +33,21 @@ func (o *ExplainOptions) runPods(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reports := make([]explain.PodReport, 0, len(in.Pods))
-	inSync := true
-	for _, pod := range in.Pods {
-		selecting, near := explain.SelectingServices(pod, in.Services)
-		views := make([]explain.ServiceView, 0, len(selecting))
-		for _, svc := range selecting {
-			v, err := o.view(ctx, reconcile.Input{Service: svc, Pods: []*corev1.Pod{pod}, Nodes: in.Nodes, Slices: in.SlicesOf(svc)})
-			if err != nil {
-				return err
-			}
-			views = append(views, v)
-		}
-		r := explain.BuildPod(pod, views, near, explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
-		r.Source = o.source()
-		inSync = inSync && r.InSync
-		reports = append(reports, r)
+	view := func(in reconcile.Input) (explain.ServiceView, error) { return o.view(ctx, in) }
+	reports, inSync, err := explain.BuildPods(explain.PodsInput{Pods: in.Pods, Services: in.Services, Nodes: in.Nodes, SlicesOf: in.SlicesOf},
+		view, o.source(), explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
+	if err != nil {
+		return err
 	}
-	switch {
-	case o.Output != "" && len(reports) == 1:
-		err = printers.Data(o.Out, o.Output, reports[0])
-	case o.Output != "":
-		err = printers.Data(o.Out, o.Output, reports)
-	default:
-		for i, r := range reports {
-			if i > 0 {
-				fmt.Fprintln(o.Out)
-			}
-			if err = printers.ExplainPod(o.Out, printers.StyleFor(o.Color, o.Out), r); err != nil {
-				break
-			}
-		}
+	if o.Output != "" {
+		err = printers.PodsData(o.Out, o.Output, reports)
+	} else {
+		err = printers.ExplainPods(o.Out, printers.StyleFor(o.Color, o.Out), reports)
 	}
 	if err != nil {
 		return err
 	}
-	if !inSync {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(!inSync)
 }
 
 // view plans one Service with the Pods in question, printing the
@@ -127,13 +70,13 @@ func (o *ExplainOptions) readPods(ctx context.Context) (cluster.PodInputs, error
 		if rerr != nil {
 			return in, rerr
 		}
-		in, err = m.LoadPods(o.namespace, o.pods, o.Selector)
+		in, err = m.LoadPods(o.namespace, o.Target.Pods, o.Target.Selector)
 	} else {
 		client, cerr := o.Clientset()
 		if cerr != nil {
 			return in, cerr
 		}
-		in, err = cluster.Reader{Client: client}.LoadPods(ctx, o.namespace, o.pods, o.Selector)
+		in, err = cluster.Reader{Client: client}.LoadPods(ctx, o.namespace, o.Target.Pods, o.Target.Selector)
 	}
 	var nf *cluster.PodNotFoundError
 	switch {
@@ -164,7 +107,7 @@ func (o *ExplainOptions) readManifests(ctx context.Context) (*cluster.Manifests,
 // a publication is stale or not what the planner would publish, or a
 // Service that selects its Pod does not publish it.
 func (o *ExplainOptions) runIP(ctx context.Context) error {
-	addr, _ := netip.ParseAddr(o.IP)
+	addr, _ := netip.ParseAddr(o.Target.IP)
 	scope := o.namespace
 	if o.AllNamespaces {
 		scope = ""
@@ -188,13 +131,10 @@ func (o *ExplainOptions) runIP(ctx context.Context) error {
 			return exit.Cluster(err)
 		}
 	}
-	views := make([]explain.ServiceView, 0, len(in.Services))
-	for _, svc := range in.Services {
-		v, err := o.view(ctx, explain.IPView(svc, in.Holders, in.Slices, in.Nodes))
-		if err != nil {
-			return err
-		}
-		views = append(views, v)
+	view := func(in reconcile.Input) (explain.ServiceView, error) { return o.view(ctx, in) }
+	views, err := explain.IPViews(in.Services, in.Holders, in.Slices, in.Nodes, view)
+	if err != nil {
+		return err
 	}
 	r := explain.BuildIP(explain.IPInput{Address: addr, Namespace: scope, Holders: in.Holders, Slices: in.Holding, Endpoints: in.Endpoints, Views: views},
 		explain.Options{ManagedBy: o.Plan.ManagedBy, MaxEndpointsPerSlice: o.Plan.MaxEndpoints})
@@ -209,8 +149,6 @@ func (o *ExplainOptions) runIP(ctx context.Context) error {
 		return err
 	case !r.Found:
 		return &exit.Error{Code: exit.NotFound, Err: exit.ErrPrinted}
-	case !r.InSync:
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
-	return nil
+	return exit.ChangesIf(!r.InSync)
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
-	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // LeaderFlags are sync --watch's flags for running in a cluster: leader
@@ -23,13 +22,4 @@ func addLeaderFlags(cmd *cobra.Command, l *LeaderFlags) {
 	f.StringVar(&l.Name, "leader-elect-resource-name", "kubectl-slices", "With --leader-elect: the name of the Lease")
 	f.StringVar(&l.Namespace, "leader-elect-resource-namespace", "", "With --leader-elect: the namespace of the Lease (default: the namespace the process runs in: its ServiceAccount's in a Pod, else the kubeconfig's or -n)")
 	f.StringVar(&l.HealthAddr, "health-addr", "", "With --watch: serve /healthz, /readyz and /metrics on HOST:PORT (e.g. :8080; empty: off)")
-}
-
-// validateLeader checks the in-cluster flags (daemon.LeaderSettings.Validate);
-// each refusal is a usage error.
-func validateLeader(changed func(string) bool, l LeaderFlags, watch bool) error {
-	if err := l.Validate(changed, watch); err != nil {
-		return exit.Usagef("%v", err)
-	}
-	return nil
 }

@@ -40,7 +40,7 @@ func TestLeaderFlagErrors(t *testing.T) {
 func TestLeaderFlagsAccepted(t *testing.T) {
 	on := map[string]bool{"leader-elect": true, "leader-elect-lease-duration": true, "health-addr": true}
 	l := LeaderFlags{Elect: true, LeaseDuration: 15e9, RenewDeadline: 10e9, RetryPeriod: 2e9, Name: "kubectl-slices", HealthAddr: ":8080"}
-	if err := validateLeader(func(n string) bool { return on[n] }, l, true); err != nil {
+	if err := l.Validate(func(n string) bool { return on[n] }, true); err != nil {
 		t.Errorf("kube-controller-manager's defaults refused: %v", err)
 	}
 }

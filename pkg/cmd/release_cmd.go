@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/args"
@@ -53,15 +52,12 @@ func newReleaseCommand(root *RootOptions) *cobra.Command {
 
 // Complete normalises the arguments, resolves the namespace and parses
 // --wait.
-func (o *ReleaseOptions) Complete(_ *cobra.Command, args []string) error {
-	if o.wait != "" {
-		d, err := time.ParseDuration(o.wait)
-		if err != nil || d <= 0 {
-			return exit.Usagef("--wait must be a positive duration such as 90s or 5m, got %q", o.wait)
-		}
-		o.Wait = d
+func (o *ReleaseOptions) Complete(_ *cobra.Command, argv []string) error {
+	var err error
+	if o.Wait, err = args.Duration("--wait", o.wait); err != nil {
+		return err
 	}
-	return o.completeTargets(&o.Targets, args)
+	return o.completeTargets(&o.Targets, argv)
 }
 
 // Validate checks the flags before anything is read.
@@ -91,11 +87,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	}
 	opts := lifecycle.ReleaseOptions{Force: o.Force, Wait: o.Wait, Poll: releasePoll,
 		Write: apply.Options{ManagedBy: o.ManagedBy, FieldManager: apply.FieldManager, DryRun: o.DryRun, Workers: apply.DefaultWorkers, Grace: apply.DefaultGrace}}
-	svcs := make([]*corev1.Service, len(targets))
-	for i, t := range targets {
-		svcs[i] = t.Service // nil when not found
-	}
-	outs := lifecycle.ReleaseAll(ctx, client, svcs, opts)
+	outs := lifecycle.ReleaseAll(ctx, client, syncer.Services(targets), opts)
 	if ctx.Err() != nil {
 		return exit.FromSignal(ctx)
 	}
@@ -118,10 +110,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	if err := exit.ForOutcomes(runs); err != nil {
 		return err
 	}
-	if refused > 0 {
-		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
-	}
-	return nil
+	return exit.ChangesIf(refused > 0)
 }
 
 // releaseView is what printers report of a hand-back.

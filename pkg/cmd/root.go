@@ -66,13 +66,8 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 	pf.IntVarP(&o.Verbosity, "v", "v", 0, "Log level of client-go's logs on stderr (0 = none)")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		cluster.SetupLogging(o.Verbosity, o.ErrOut)
-		switch o.Color {
-		case "auto", "always", "never":
-		default:
-			return exit.Usagef("--color must be auto, always or never, got %q", o.Color)
-		}
-		if o.QPS <= 0 || o.Burst <= 0 {
-			return exit.Usagef("--qps and --burst must be positive")
+		if err := args.Shared(o.Color, o.QPS, o.Burst); err != nil {
+			return err
 		}
 		o.limitsGiven = c.Flags().Changed("qps") || c.Flags().Changed("burst")
 		if ns := o.ConfigFlags.Namespace; ns != nil && *ns != "" {

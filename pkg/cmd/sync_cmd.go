@@ -88,10 +88,8 @@ func (o *SyncOptions) Validate() error {
 	if err := args.DryRun(o.DryRun); err != nil {
 		return err
 	}
-	switch o.Output {
-	case "", "json", "yaml", "name":
-	default:
-		return exit.Usagef("-o must be json, yaml or name, got %q", o.Output)
+	if err := args.Output(o.Output, "", "json", "yaml", "name"); err != nil {
+		return err
 	}
 	if o.Workers < 1 {
 		return exit.Usagef("--write-concurrency must be at least 1")

@@ -2,12 +2,11 @@ package cmd
 
 import (
 	"context"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/args"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
@@ -26,15 +25,6 @@ var (
 	Commit  = ""
 	Date    = ""
 )
-
-// clientInfo is the plugin's build, in the shape kubectl version prints.
-func clientInfo() version.Info {
-	var settings []debug.BuildSetting
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		settings = bi.Settings
-	}
-	return printers.ClientVersion(Version, Commit, Date, settings)
-}
 
 // VersionOptions are version's typed options.
 type VersionOptions struct {
@@ -64,15 +54,12 @@ func (o *VersionOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks -o.
 func (o *VersionOptions) Validate() error {
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
-		return exit.Usagef("-o must be json or yaml, got %q", o.Output)
-	}
-	return nil
+	return args.Output(o.Output, "", "json", "yaml")
 }
 
 // Run prints the versions; the client's even when the server's fails.
 func (o *VersionOptions) Run(ctx context.Context) error {
-	report := printers.VersionReport{ClientVersion: clientInfo()}
+	report := printers.VersionReport{ClientVersion: printers.ThisBuild(Version, Commit, Date)}
 	var serverErr error
 	if !o.ClientOnly {
 		var client kubernetes.Interface

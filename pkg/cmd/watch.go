@@ -28,34 +28,11 @@ func addWatchFlags(cmd *cobra.Command, w *WatchFlags) {
 	cmd.Flags().DurationVar(&w.HandbackHold, "handback-hold", daemon.DefaultHandbackHold, "With --standby: how long the controller's slices must stay current before ours are deleted")
 }
 
+// validateWatch checks the flags of the loop (daemon.LoopSettings.ValidateSync);
+// each refusal is a usage error.
 func (o *SyncOptions) validateWatch() error {
-	w := o.WatchFlags
-	changed := o.changed
-	if changed == nil {
-		changed = func(string) bool { return false }
-	}
-	if err := validateLeader(changed, o.Leader, w.Watch); err != nil {
-		return err
-	}
-	if err := w.ValidateStandby(changed, o.Plan.ManagedBy); err != nil {
-		return exit.Usagef("%v", err)
-	}
-	if !w.Watch {
-		if o.Webhook.Addr != "" || o.Webhook.CertFile != "" || o.Webhook.KeyFile != "" || o.Webhook.ClientCAFile != "" {
-			return exit.Usagef("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
-		}
-		return nil
-	}
-	if err := o.Webhook.Validate(false); err != nil {
-		return exit.Usagef("%v", err)
-	}
-	switch {
-	case o.DryRun != apply.DryRunNone:
-		return exit.Usagef("--watch writes; it cannot be combined with --dry-run")
-	case o.Output != "" && o.Output != "json":
-		return exit.Usagef("with --watch, -o may only be json (one object per line)")
-	}
-	if err := w.ValidateLoop(); err != nil {
+	err := o.WatchFlags.ValidateSync(o.changed, o.Leader, o.Webhook, o.Plan.ManagedBy, o.DryRun != apply.DryRunNone, o.Output)
+	if err != nil {
 		return exit.Usagef("%v", err)
 	}
 	return nil
@@ -95,14 +72,7 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options, bar *progress.Bar) error {
 	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade, FirstPass: bar}
 	if o.Webhook.Addr != "" {
-		// The loop's own writes pass the guard: its identity (learned at
-		// start) with its field manager.
-		managers := []string{apply.FieldManager}
-		if o.FieldManager != apply.FieldManager {
-			managers = append(managers, o.FieldManager)
-		}
-		cfg.Webhook = o.Webhook.Webhook(o.Plan.options(), managers)
-		cfg.Webhook.AllowSelf = true
+		cfg.Webhook = o.Webhook.LoopWebhook(o.Plan.options(), o.FieldManager)
 	}
 	if o.Leader.Elect {
 		cfg.Lease = o.Leader.Lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod

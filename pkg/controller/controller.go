@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -148,15 +149,15 @@ func (c *Controller) Run(ctx context.Context) error {
 		return fmt.Errorf("--with-endpoints: %s is not allowed: the loop cannot keep v1 Endpoints objects without reading them; `kubectl auth can-i %s`", c.cache.Denied["endpoints"], c.cache.Denied["endpoints"])
 	}
 	if c.cache.EndpointsUnreadable {
-		c.report.Notice("", "Endpoints are not readable with these credentials (cannot "+c.cache.Denied["endpoints"]+"): selectorless Services are not mirrored")
+		c.report.Notice("", printers.LoopEndpointsUnreadable(c.cache.Denied["endpoints"]))
 	}
 	if c.cache.NodesUnreadable {
-		c.report.Notice("", "Nodes are not readable with these credentials (cannot "+c.cache.Denied["nodes"]+"): zones are unknown and kept from the live slices, and no Pod is dropped for its Node")
+		c.report.Notice("", printers.LoopNodesUnreadable(c.cache.Denied["nodes"]))
 	}
 	if !c.infs.WaitForSync(ctx) {
 		return nil // interrupted before the caches filled: nothing written
 	}
-	c.report.Notice("", fmt.Sprintf("watching %s; caches filled", scopeText(c.opts.Namespace)))
+	c.report.Notice("", printers.LoopWatching(c.opts.Namespace))
 	c.health.synced(c.infs.Named())
 	if !c.waitLeading(ctx) {
 		c.queue.ShutDown()
@@ -200,13 +201,6 @@ func (c *Controller) Run(ctx context.Context) error {
 	wg.Wait()
 	c.report.Summary(c.queue.Len())
 	return nil
-}
-
-func scopeText(ns string) string {
-	if ns == "" {
-		return "every namespace"
-	}
-	return "namespace " + ns
 }
 
 // processNext syncs one Service. On the signal it starts no new write: a

@@ -13,6 +13,8 @@
 // standby fills its caches and queues Services but starts no worker until
 // it leads, and Options.Abort cuts writes in flight when the lease is lost.
 // Failed syncs are Warning events on the Service, as upstream records them.
+// The Reporter (report.go) decides when the loop prints a line and to which
+// stream; pkg/printers writes its text (or JSON object).
 //
 // Standby mode (Options.Standby, standby.go) asks pkg/standby, from
 // syncer's Hold hook, whether to write at all: nothing while

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/endpoints"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -26,7 +27,7 @@ func (c *Controller) syncEndpoints(ctx context.Context, key string, svc *corev1.
 	}
 	if out.Written != nil {
 		verb := map[endpoints.Action]string{endpoints.Create: "created", endpoints.Update: "updated"}[out.Plan.Action]
-		c.report.EndpointsWrite(key, verb, fmt.Sprintf("%d ready, %d not ready addresses", out.Plan.Ready, out.Plan.NotReady))
+		c.report.EndpointsWrite(key, verb, printers.LoopEndpointsAddresses(out.Plan.Ready, out.Plan.NotReady))
 	}
 	return nil
 }

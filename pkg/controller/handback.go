@@ -3,8 +3,8 @@ package controller
 import (
 	discovery "k8s.io/api/discovery/v1"
 
-	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -33,8 +33,7 @@ func (c *Controller) sayHandback(key string, plan *reconcile.Plan) {
 	n := len(c.handback)
 	c.mu.Unlock()
 	c.opts.Metrics.SetHandback(n)
-	c.report.Notice(key, "kube-controller-manager's slices exist and are current ("+
-		english.Plural(len(theirs), "slice", "slices")+", same endpoints as ours)")
+	c.report.Notice(key, printers.LoopControllerCurrent(len(theirs)))
 }
 
 // watchingHandback: a controller slice event matters until the Service's

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
@@ -83,7 +84,7 @@ func (c *Controller) waitLeading(ctx context.Context) bool {
 		c.opts.Metrics.SetLeader(true)
 		return true
 	}
-	c.report.Notice("", "standing by: another replica holds the lease")
+	c.report.Notice("", printers.LoopStandingBy())
 	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
 	for {
@@ -94,7 +95,7 @@ func (c *Controller) waitLeading(ctx context.Context) bool {
 			c.health.beat()
 		case <-c.opts.Leading:
 			c.opts.Metrics.SetLeader(true)
-			c.report.Notice("", "leading: writing from now on")
+			c.report.Notice("", printers.LoopLeading())
 			return true
 		}
 	}

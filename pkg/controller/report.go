@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -10,14 +8,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// Reporter prints what the controller does: one line per write (time,
-// Service, what changed and why), notices, errors, reconnects and a periodic
-// summary; as text or, with JSON, one object per line for machines.
+// Reporter decides when and to which stream the controller's lines are
+// printed: one per write (time, Service, what changed and why), notices,
+// errors, reconnects and a periodic summary; as text or, with JSON, one
+// object per line for machines. pkg/printers formats them (loop.go).
 type Reporter struct {
 	mu          sync.Mutex
 	out, errOut io.Writer
@@ -36,66 +35,41 @@ func NewReporter(out, errOut io.Writer, asJSON bool) *Reporter {
 	return &Reporter{out: out, errOut: errOut, json: asJSON, now: time.Now, lastErr: map[string]string{}}
 }
 
-// Event is one line of -o json output.
-type Event struct {
-	Time    string   `json:"time"`
-	Type    string   `json:"type"` // write, notice, error, reconnect, summary
-	Service string   `json:"service,omitempty"`
-	Created int      `json:"created,omitempty"`
-	Updated int      `json:"updated,omitempty"`
-	Deleted int      `json:"deleted,omitempty"`
-	Reasons []string `json:"reasons,omitempty"`
-	Message string   `json:"message,omitempty"`
-	// Summary fields.
-	Syncs  int64 `json:"syncs,omitempty"`
-	Writes int64 `json:"writes,omitempty"`
-	Errors int64 `json:"errors,omitempty"`
-	Stale  int64 `json:"staleRetries,omitempty"`
-	Queue  int   `json:"queue,omitempty"`
-}
-
-func (r *Reporter) emit(e Event, text string) {
+// emit prints e, or its text, as one line (printers.LoopLine); the choice
+// of stream is made here.
+func (r *Reporter) emit(e printers.LoopEvent, text string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Time = r.now().UTC().Format(time.RFC3339)
-	if r.json {
-		b, _ := json.Marshal(e)
-		fmt.Fprintf(r.out, "%s\n", b)
-		return
-	}
 	w := r.out
-	if e.Type == "error" || (e.Type == "reconnect" && strings.HasPrefix(e.Message, "lost")) {
+	if !r.json && (e.Type == "error" || (e.Type == "reconnect" && strings.HasPrefix(e.Message, "lost"))) {
 		w = r.errOut
 	}
-	fmt.Fprintf(w, "%s %s\n", e.Time, text)
+	io.WriteString(w, printers.LoopLine(e, text, r.json))
 }
 
 // Notice prints a one-off remark, about a Service or the whole run.
 func (r *Reporter) Notice(service, msg string) {
-	text := msg
-	if service != "" {
-		text = "service " + service + ": " + msg
-	}
-	r.emit(Event{Type: "notice", Service: service, Message: msg}, text)
+	r.emit(printers.LoopEvent{Type: "notice", Service: service, Message: msg}, printers.LoopNotice(service, msg))
 }
 
 // Write reports the writes of one sync and the Pod changes behind them;
 // restored names the slices it put back after another writer's edit.
 func (r *Reporter) Write(service string, plan *reconcile.Plan, res apply.Result, restored map[string]bool) {
 	r.count(res)
-	reasons := shorten(Changes(plan, restored), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
+	reasons := printers.Shorten(printers.Changes(plan, restored), 50) // a first sync of 20,000 Pods is one line, not 20,000 reasons
 	r.mu.Lock()
 	delete(r.lastErr, service)
 	r.mu.Unlock()
-	r.emit(Event{Type: "write", Service: service, Created: len(res.Created), Updated: len(res.Updated), Deleted: len(res.Deleted), Reasons: reasons},
-		fmt.Sprintf("service %s: %s: %s", service, counts(res), strings.Join(shorten(reasons, 5), ", ")))
+	e := printers.LoopEvent{Type: "write", Service: service, Created: len(res.Created), Updated: len(res.Updated), Deleted: len(res.Deleted), Reasons: reasons}
+	r.emit(e, printers.LoopWrite(service, res, reasons))
 }
 
 // Removed reports the slices deleted for a Service that is gone.
 func (r *Reporter) Removed(service string, res apply.Result) {
 	r.count(res)
-	r.emit(Event{Type: "write", Service: service, Deleted: len(res.Deleted), Reasons: []string{"service deleted"}},
-		fmt.Sprintf("service %s: %s: service deleted", service, counts(res)))
+	r.emit(printers.LoopEvent{Type: "write", Service: service, Deleted: len(res.Deleted), Reasons: []string{"service deleted"}},
+		printers.LoopRemoved(service, res))
 }
 
 func (r *Reporter) count(res apply.Result) {
@@ -115,16 +89,15 @@ func (r *Reporter) Error(service string, err error) {
 	r.lastErr[service] = msg
 	r.mu.Unlock()
 	if !same {
-		r.emit(Event{Type: "error", Service: service, Message: msg}, "error: service "+service+": "+msg+" (retrying with backoff)")
+		r.emit(printers.LoopEvent{Type: "error", Service: service, Message: msg}, printers.LoopError(service, msg))
 	}
 }
 
 // Summary prints the running totals.
 func (r *Reporter) Summary(queue int) {
-	e := Event{Type: "summary", Syncs: r.syncs.Load(), Writes: r.writes.Load(), Errors: r.errors.Load(), Stale: r.stale.Load(), Queue: queue,
+	e := printers.LoopEvent{Type: "summary", Syncs: r.syncs.Load(), Writes: r.writes.Load(), Errors: r.errors.Load(), Stale: r.stale.Load(), Queue: queue,
 		Created: int(r.created.Load()), Updated: int(r.updated.Load()), Deleted: int(r.deleted.Load())}
-	r.emit(e, fmt.Sprintf("summary: %d syncs, %d writes (%d created, %d updated, %d deleted), %d failed syncs, %d waits for the cache, %d Services queued",
-		e.Syncs, e.Writes, e.Created, e.Updated, e.Deleted, e.Errors, e.Stale, queue))
+	r.emit(e, printers.LoopSummary(e))
 }
 
 // WrapTransport watches the client's requests for the connection to the API
@@ -143,7 +116,7 @@ func (r *Reporter) WrapTransport(next http.RoundTripper) http.RoundTripper {
 			}
 			r.mu.Unlock()
 			if first {
-				r.emit(Event{Type: "reconnect", Message: "lost: " + err.Error()}, "lost the connection to the API server ("+err.Error()+"); retrying")
+				r.emit(printers.LoopEvent{Type: "reconnect", Message: "lost: " + err.Error()}, printers.LoopLost(err.Error()))
 			}
 		case err == nil:
 			r.mu.Lock()
@@ -152,7 +125,7 @@ func (r *Reporter) WrapTransport(next http.RoundTripper) http.RoundTripper {
 			r.mu.Unlock()
 			if !lost.IsZero() {
 				d := r.now().Sub(lost).Round(100 * time.Millisecond)
-				r.emit(Event{Type: "reconnect", Message: "reconnected after " + d.String()}, "reconnected to the API server after "+d.String()+"; the caches catch up by relisting")
+				r.emit(printers.LoopEvent{Type: "reconnect", Message: "reconnected after " + d.String()}, printers.LoopReconnected(d))
 			}
 		}
 		return resp, err
@@ -163,33 +136,9 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func counts(res apply.Result) string {
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		verb string
-	}{{len(res.Created), "created"}, {len(res.Updated), "updated"}, {len(res.Deleted), "deleted"}} {
-		if p.n > 0 {
-			parts = append(parts, p.verb+" "+english.Plural(p.n, "slice", "slices"))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func shorten(s []string, n int) []string {
-	if len(s) <= n {
-		return s
-	}
-	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
-}
-
 // EndpointsWrite reports a write of a Service's legacy Endpoints object
 // (sync --watch --with-endpoints): "created", "updated" or "deleted".
 func (r *Reporter) EndpointsWrite(service, verb, detail string) {
 	r.writes.Add(1)
-	text := fmt.Sprintf("endpoints %s: %s", service, verb)
-	if detail != "" {
-		text += ": " + detail
-	}
-	r.emit(Event{Type: "endpoints", Service: service, Message: verb + ": " + detail}, text)
+	r.emit(printers.LoopEvent{Type: "endpoints", Service: service, Message: verb + ": " + detail}, printers.LoopEndpoints(service, verb, detail))
 }

@@ -2,13 +2,13 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -104,10 +104,10 @@ func (s *standbySync) commit(ctx context.Context, out syncer.Outcome) error {
 	switch d.Event {
 	case standby.TakenOver:
 		m.TakenOver()
-		c.tell(out.Service, "TakenOver", "taking over from kube-controller-manager: "+d.Reason)
+		c.tell(out.Service, "TakenOver", printers.LoopTakingOver(d.Reason))
 	case standby.HandedBack:
 		m.HandedBack()
-		c.tell(out.Service, "HandedBack", fmt.Sprintf("handed back to kube-controller-manager (%d of ours deleted): %s", len(d.Judgement.Ours), d.Reason))
+		c.tell(out.Service, "HandedBack", printers.LoopHandedBack(len(d.Judgement.Ours), d.Reason))
 	}
 	return nil
 }

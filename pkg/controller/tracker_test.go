@@ -54,3 +54,21 @@ func TestSliceTracker(t *testing.T) {
 		t.Error("after a hand delete the cache is not stale: the slice must be put back")
 	}
 }
+
+// A slice edited by another writer since our last write is told from the
+// echo of our own: the loop's write line then says it was restored.
+func TestSliceTrackerEditedElsewhere(t *testing.T) {
+	tr := newSliceTracker()
+	ours, other := trackedSlice("a", 1), trackedSlice("b", 1)
+	tr.Written(ours)
+	tr.Written(other)
+	if tr.EditedElsewhere(ours) || tr.EditedElsewhere(other) {
+		t.Fatal("our own writes coming back are no edit")
+	}
+	if !tr.EditedElsewhere(trackedSlice("a", 2)) {
+		t.Error("a newer generation than our write is another writer's edit")
+	}
+	if tr.EditedElsewhere(trackedSlice("b", 1)) {
+		t.Error("the slice we wrote, unchanged, is no edit")
+	}
+}

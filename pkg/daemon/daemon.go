@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/progress"
 )
 
@@ -50,10 +51,10 @@ type Config struct {
 // Run starts every part the Config asks for and runs them until ctx is
 // done or one fails; then writes in flight finish, the Lease is released
 // and the informers stop. It tunes the garbage collector for a resident
-// cache (TuneGC, CollectWhenQuiet): not main's settings for one-shot runs,
+// cache (tuneGC, CollectWhenQuiet): not main's settings for one-shot runs,
 // which let the heap grow to five times what it keeps.
 func Run(ctx context.Context, cfg Config) error {
-	TuneGC()
+	tuneGC()
 	go CollectWhenQuiet(ctx, QuietGCInterval)
 	if cfg.Requests == nil {
 		cfg.Requests = func() int { return -1 }
@@ -103,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 			hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 			defer stop()
 			serveHealth(hctx, healthLn, lp.metrics.Registry, lp.ctrl.Ready, lp.ctrl.Healthy, lp.watchdog)
-			lp.opts.Report.Notice("", "serving /healthz, /readyz and /metrics on "+healthLn.Addr().String())
+			lp.opts.Report.Notice("", printers.LoopServingHealth(healthLn.Addr().String()))
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -184,7 +185,7 @@ func newLoop(ctx context.Context, cfg Config, c *cluster.Cache) (*loop, error) {
 		return nil, err
 	}
 	if denied != "" {
-		lp.opts.Report.Notice("", "Events are not writable with these credentials (cannot "+denied+" events): failed syncs are logged but not recorded on the Service")
+		lp.opts.Report.Notice("", printers.LoopEventsUnwritable(denied))
 	} else {
 		events := record.NewBroadcaster(record.WithContext(ctx))
 		lp.close = events.Shutdown

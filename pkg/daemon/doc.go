@@ -16,7 +16,10 @@
 // of retried for ever by client-go; the probes answer before the first list
 // ("not ready" while the caches fill); the informers start last.
 //
-// The process tunes its garbage collector for a resident cache (TuneGC)
+// The election's notices and the webhook's lines are printed here, when
+// they happen; pkg/printers makes their text.
+//
+// The process tunes its garbage collector for a resident cache (tuneGC)
 // and, once quiet, returns what the caches' filling left behind
 // (CollectWhenQuiet, gc.go).
 package daemon

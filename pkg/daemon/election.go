@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
 // Lease configures leader election among replicas, with
@@ -110,7 +111,7 @@ func newElection(ctx context.Context, client kubernetes.Interface, l Lease, watc
 			},
 			OnNewLeader: func(who string) {
 				if who != id {
-					report.Notice("", fmt.Sprintf("lease %s/%s is held by %s", ns, l.Name, who))
+					report.Notice("", printers.LeaseHeldBy(ns, l.Name, who))
 				}
 			},
 		},
@@ -122,7 +123,7 @@ func newElection(ctx context.Context, client kubernetes.Interface, l Lease, watc
 		watchdog.SetLeaderElection(le)
 	}
 	e.run = func() {
-		report.Notice("", fmt.Sprintf("leader election: lease %s/%s as %s", ns, l.Name, id))
+		report.Notice("", printers.ElectionLease(ns, l.Name, id))
 		go func() {
 			defer close(e.done)
 			le.Run(runCtx)

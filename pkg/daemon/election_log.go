@@ -1,10 +1,9 @@
 package daemon
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/go-logr/logr"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 )
 
 // electionErrors is the logger client-go's elector finds in its context.
@@ -26,17 +25,10 @@ func (errorSink) Init(logr.RuntimeInfo)    {}
 func (errorSink) Enabled(int) bool         { return false }
 func (errorSink) Info(int, string, ...any) {}
 
+// Error prints the error with the values given to WithValues first, as
+// printers.ElectionError formats it.
 func (s errorSink) Error(err error, msg string, kv ...any) {
-	var b strings.Builder
-	b.WriteString("leader election: " + msg)
-	kv = append(append([]any{}, s.values...), kv...)
-	for i := 0; i+1 < len(kv); i += 2 {
-		fmt.Fprintf(&b, " %v=%v", kv[i], kv[i+1])
-	}
-	if err != nil {
-		b.WriteString(": " + err.Error())
-	}
-	s.notice(b.String())
+	s.notice(printers.ElectionError(msg, append(append([]any{}, s.values...), kv...), err))
 }
 
 func (s errorSink) WithValues(kv ...any) logr.LogSink {

@@ -12,12 +12,12 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
-// TuneGC sets the garbage collector for a long-running cache, unless GOGC
+// tuneGC sets the garbage collector for a long-running cache, unless GOGC
 // says otherwise. main tunes it for a short-lived run (collect rarely, up
 // to 2 GiB); a long-running cache should hold little more than it keeps:
 // GOGC=50 lets the heap grow half its live size between collections (make
 // bench-watch: 20,000 Pods cached; GOGC=100 measured 244 MiB resident).
-func TuneGC() {
+func tuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(50)
 	}

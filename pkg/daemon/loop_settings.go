@@ -45,6 +45,40 @@ func (w LoopSettings) ValidateStandby(changed func(string) bool, managedBy strin
 	return nil
 }
 
+// ValidateSync checks sync's flags that concern the loop, in this order:
+// the in-cluster flags (LeaderSettings.Validate), --standby's, the
+// webhook's (served from the loop alone), and, with --watch, --dry-run and
+// -o, which the loop cannot honour, and the loop's numbers. changed says
+// which flags were set on the command line (nil: none), dryRun that
+// --dry-run is not "none", output is -o's value.
+func (w LoopSettings) ValidateSync(changed func(string) bool, l LeaderSettings, hook WebhookSettings, managedBy string, dryRun bool, output string) error {
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	if err := l.Validate(changed, w.Watch); err != nil {
+		return err
+	}
+	if err := w.ValidateStandby(changed, managedBy); err != nil {
+		return err
+	}
+	if !w.Watch {
+		if hook.Addr != "" || hook.CertFile != "" || hook.KeyFile != "" || hook.ClientCAFile != "" {
+			return fmt.Errorf("--webhook-addr and the TLS flags serve the webhook from the watch loop: add --watch, or run 'kubectl slices webhook'")
+		}
+		return nil
+	}
+	if err := hook.Validate(false); err != nil {
+		return err
+	}
+	switch {
+	case dryRun:
+		return fmt.Errorf("--watch writes; it cannot be combined with --dry-run")
+	case output != "" && output != "json":
+		return fmt.Errorf("with --watch, -o may only be json (one object per line)")
+	}
+	return w.ValidateLoop()
+}
+
 // ValidateLoop checks the loop's numbers, with --watch.
 func (w LoopSettings) ValidateLoop() error {
 	switch {

@@ -51,7 +51,7 @@ func TestScope(t *testing.T) {
 func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	t.Setenv("GOGC", "")
-	TuneGC() // GOGC set (even empty): left as it is
+	tuneGC() // GOGC set (even empty): left as it is
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC set, yet the GC percent became %d", got)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
 
@@ -72,10 +72,10 @@ func listenWebhook(ctx context.Context, client kubernetes.Interface, cfg Webhook
 	}
 	s.certs.OnReload = func(err error) {
 		if err != nil {
-			fmt.Fprintf(s.log, "webhook: cannot reload the serving certificate, keeping the previous one: %v\n", err)
+			fmt.Fprintln(s.log, printers.WebhookCertKept(err))
 			return
 		}
-		fmt.Fprintf(s.log, "webhook: serving certificate loaded from %s\n", cfg.CertFile)
+		fmt.Fprintln(s.log, printers.WebhookCertLoaded(cfg.CertFile))
 	}
 	if err = s.loadClientCAs(); err != nil {
 		return nil, &ConfigError{err}
@@ -86,14 +86,14 @@ func listenWebhook(ctx context.Context, client kubernetes.Interface, cfg Webhook
 	if cfg.AllowSelf {
 		allowSelf(ctx, client, cfg.Handler, log)
 	}
-	fmt.Fprintf(s.log, "webhook: serving https://%s%s and %s\n", s.ln.Addr(), webhook.ServicesPath, webhook.EndpointSlicesPath)
+	fmt.Fprintln(s.log, printers.WebhookServing(s.ln.Addr().String(), webhook.ServicesPath, webhook.EndpointSlicesPath))
 	return s, nil
 }
 
 // loadClientCAs loads --client-ca-file, if any, and says what it means.
 func (s *webhookServer) loadClientCAs() error {
 	if s.cfg.ClientCAFile == "" {
-		fmt.Fprintln(s.log, "webhook: no --client-ca-file: callers are not authenticated, so Service warnings name no Pods and no access is reviewed")
+		fmt.Fprintln(s.log, printers.WebhookNoClientCA())
 		return nil
 	}
 	var err error
@@ -102,12 +102,12 @@ func (s *webhookServer) loadClientCAs() error {
 	}
 	s.cas.OnReload = func(err error) {
 		if err != nil {
-			fmt.Fprintf(s.log, "webhook: cannot reload the client CA file, keeping the previous one: %v\n", err)
+			fmt.Fprintln(s.log, printers.WebhookClientCAKept(err))
 			return
 		}
-		fmt.Fprintf(s.log, "webhook: client CA file reloaded from %s\n", s.cfg.ClientCAFile)
+		fmt.Fprintln(s.log, printers.WebhookClientCAReloaded(s.cfg.ClientCAFile))
 	}
-	fmt.Fprintf(s.log, "webhook: callers must present a client certificate signed by a CA of %s\n", s.cfg.ClientCAFile)
+	fmt.Fprintln(s.log, printers.WebhookClientCA(s.cfg.ClientCAFile))
 	return nil
 }
 
@@ -121,22 +121,11 @@ func allowSelf(ctx context.Context, client kubernetes.Interface, h *webhook.Hand
 	defer cancel()
 	r, err := client.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil || r.Status.UserInfo.Username == "" {
-		fmt.Fprintf(log, "webhook: cannot learn this process's own user (%v): the loop's writes pass the guard only if --allow-user or --allow-group names it\n", err)
+		fmt.Fprintln(log, printers.WebhookSelfUnknown(err))
 		return
 	}
 	h.Guard.Users = append(slices.Clone(h.Guard.Users), r.Status.UserInfo.Username)
-	fmt.Fprintf(log, "webhook: our slices may be written by %s (this process)%s\n", r.Status.UserInfo.Username, allowedList(h.Guard))
-}
-
-func allowedList(g webhook.Guard) string {
-	s := ""
-	if len(g.Users) > 1 {
-		s += ", users " + strings.Join(g.Users[:len(g.Users)-1], ", ")
-	}
-	if len(g.Groups) > 0 {
-		s += ", groups " + strings.Join(g.Groups, ", ")
-	}
-	return s
+	fmt.Fprintln(log, printers.WebhookSelfAllowed(h.Guard.Users, h.Guard.Groups))
 }
 
 // synced lets the Service handler answer from the filled cache.
@@ -145,7 +134,7 @@ func (s *webhookServer) synced(c *cluster.Cache, namespace string) {
 	s.mu.Lock()
 	s.baseline, s.hasSynced = s.requests(), true
 	s.mu.Unlock()
-	fmt.Fprintln(s.log, "webhook: caches filled; Service admissions are judged from now on")
+	fmt.Fprintln(s.log, printers.WebhookCachesFilled())
 }
 
 // run serves on the bound listener until ctx is done and prints a summary
@@ -153,21 +142,18 @@ func (s *webhookServer) synced(c *cluster.Cache, namespace string) {
 func (s *webhookServer) run(ctx context.Context) error {
 	err := webhook.Serve(ctx, s.ln, s.cfg.Handler.Mux(), webhook.TLS{Certs: s.certs, ClientCAs: s.cas})
 	counts, p50, p99 := s.stats.Summary()
-	line := fmt.Sprintf("webhook: stopped; %d Service and %d EndpointSlice admissions, handling time p50 %v p99 %v, %d TLS handshakes",
-		counts[webhook.ServicesPath], counts[webhook.EndpointSlicesPath], p50.Round(time.Microsecond), p99.Round(time.Microsecond), s.certs.Handshakes())
+	st := printers.WebhookStats{Services: counts[webhook.ServicesPath], EndpointSlices: counts[webhook.EndpointSlicesPath],
+		P50: p50, P99: p99, Handshakes: s.certs.Handshakes(), Requests: -1, Reviews: -1, Limited: -1}
 	s.mu.Lock()
 	if n := s.requests(); n >= 0 && s.hasSynced {
-		line += fmt.Sprintf("; API requests since the caches filled: %d", n-s.baseline)
-		if s.access != nil {
-			// Each is a cache miss: at most one per user and namespace
-			// per 30 s (10 s when refused), for Services with findings.
-			line += fmt.Sprintf(" (%d of them access reviews)", s.access.Reviews())
-			if n := s.access.Limited(); n > 0 {
-				line += fmt.Sprintf("; %d access reviews skipped by the rate limit", n)
-			}
-		}
+		st.Requests = n - s.baseline
 	}
 	s.mu.Unlock()
-	fmt.Fprintln(s.log, line)
+	if s.access != nil {
+		// Each is a cache miss: at most one per user and namespace per
+		// 30 s (10 s when refused), for Services with findings.
+		st.Reviews, st.Limited = s.access.Reviews(), s.access.Limited()
+	}
+	fmt.Fprintln(s.log, printers.WebhookStopped(st))
 	return err
 }

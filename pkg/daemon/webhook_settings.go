@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/webhook"
 )
@@ -63,4 +64,18 @@ func (s WebhookSettings) Webhook(plan reconcile.Options, fieldManagers []string)
 		Handler: &webhook.Handler{Plan: plan, DenyOn: denyOn,
 			Guard: webhook.Guard{ManagedBy: plan.ManagedBy, FieldManagers: fieldManagers, Users: s.AllowUsers, Groups: s.AllowGroups,
 				ControllerUsers: controllers}}}
+}
+
+// LoopWebhook is the webhook served beside the loop (sync --watch
+// --webhook-addr): the loop's own writes pass its guard, by the loop's
+// identity (learnt at start: AllowSelf) with kubectl-slices' field manager
+// or the loop's own (--field-manager).
+func (s WebhookSettings) LoopWebhook(plan reconcile.Options, fieldManager string) *Webhook {
+	managers := []string{apply.FieldManager}
+	if fieldManager != apply.FieldManager {
+		managers = append(managers, fieldManager)
+	}
+	w := s.Webhook(plan, managers)
+	w.AllowSelf = true
+	return w
 }

@@ -61,3 +61,19 @@ func TestWebhookSettingsWebhook(t *testing.T) {
 		t.Errorf("no controller users: %v", got)
 	}
 }
+
+// Beside the loop, the loop's own writes pass the guard: its identity, and
+// its field manager beside kubectl-slices' default.
+func TestLoopWebhook(t *testing.T) {
+	s := WebhookSettings{Addr: ":8443", CertFile: "tls.crt", KeyFile: "tls.key"}
+	plan := reconcile.DefaultOptions()
+	for _, c := range []struct{ fieldManager, want string }{
+		{"kubectl-slices", "kubectl-slices"},
+		{"ops-sync", "kubectl-slices ops-sync"},
+	} {
+		w := s.LoopWebhook(plan, c.fieldManager)
+		if got := strings.Join(w.Handler.Guard.FieldManagers, " "); got != c.want || !w.AllowSelf {
+			t.Errorf("--field-manager %s: field managers %q, allow self %v; want %q and true", c.fieldManager, got, w.AllowSelf, c.want)
+		}
+	}
+}

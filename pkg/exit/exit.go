@@ -37,7 +37,7 @@ const (
 const Help = `Exit codes:
 
 * 0: success; for diff and explain: in sync (explain pod/--ip: published as desired everywhere)
-* 1: diff/explain: changes needed or drift found (explain pod/--ip: or not published where selected); check: findings; release: a hand-back was refused; sync: some Services failed while others synced; verify: a node's proxy drifts from the slices
+* 1: diff/explain: changes needed or drift found (explain pod/--ip: or not published where selected); check: findings; release: a hand-back was refused; sync: some Services failed while others synced; verify: a node's proxy drifts from the slices, or the slices from their plan
 * 2: usage error: bad flag value, invalid selector, an argument that is not a Service
 * 3: a Service was not found (explain: the Pod, or an address no Pod holds and nothing publishes)
 * 4: the API server refused or failed: Forbidden, unreachable, namespace terminating; sync --watch --leader-elect: the lease was lost
@@ -62,6 +62,16 @@ func Usagef(format string, a ...any) error {
 // ErrPrinted marks an error whose message was already shown: main prints
 // nothing more and exits with its code.
 var ErrPrinted = errors.New("")
+
+// ChangesIf is exit 1 (Changes) when changed, after output that already
+// says what differs; nil otherwise. diff, explain, check and release end
+// with it.
+func ChangesIf(changed bool) error {
+	if changed {
+		return &Error{Code: Changes, Err: ErrPrinted}
+	}
+	return nil
+}
 
 // InterruptedError is the cause of a command context cancelled by a signal:
 // main sets it, and whatever error a command then returns is reported as the

@@ -66,3 +66,14 @@ func TestQuote(t *testing.T) {
 		t.Errorf("a newline in a name broke the line: %q", got)
 	}
 }
+
+// Changes exit 1 with nothing more printed; no change is no error.
+func TestChangesIf(t *testing.T) {
+	if err := ChangesIf(false); err != nil {
+		t.Errorf("no change: %v", err)
+	}
+	err := ChangesIf(true)
+	if Code(err) != Changes || !errors.Is(err, ErrPrinted) {
+		t.Errorf("a change: %v (exit %d), want exit %d with its output printed", err, Code(err), Changes)
+	}
+}

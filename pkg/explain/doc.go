@@ -23,6 +23,8 @@
 // Services one label away (SelectingServices, the NearMisses rule seen from
 // the Pod); BuildIP names every publication of an address and judges it by
 // the planner's view of its Service with the Pod that holds the address now.
+// BuildPods and IPViews (views.go) get those views from the command's
+// Viewer, which plans as it plans (its Endpoints lookup, its options).
 //
 // The Report is the JSON/YAML schema of `kubectl slices explain -o json`,
 // PodReport of `explain pod/NAME` and IPReport of `explain --ip`; field

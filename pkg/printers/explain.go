@@ -26,6 +26,11 @@ const (
 	driftListLimit = 50
 )
 
+// Valid says whether s is one of the ShowPods values (--show-pods).
+func (s ShowPods) Valid() bool {
+	return s == ShowPodsAuto || s == ShowPodsAll || s == ShowPodsExcluded
+}
+
 // Explain renders a Report for a person.
 func Explain(w io.Writer, st Style, r explain.Report, show ShowPods) error {
 	s := r.Service

@@ -8,6 +8,28 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/explain"
 )
 
+// ExplainPods renders each report (ExplainPod), a blank line between two.
+func ExplainPods(w io.Writer, st Style, reports []explain.PodReport) error {
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := ExplainPod(w, st, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PodsData renders reports in format (json, yaml): one Pod's report as
+// itself, several as a list.
+func PodsData(w io.Writer, format string, reports []explain.PodReport) error {
+	if len(reports) == 1 {
+		return Data(w, format, reports[0])
+	}
+	return Data(w, format, reports)
+}
+
 // ExplainPod renders a PodReport for a person: each Service's row for the
 // Pod as explain svc shows it, who publishes the Pod, and the drift.
 func ExplainPod(w io.Writer, st Style, r explain.PodReport) error {

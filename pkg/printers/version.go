@@ -10,6 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 )
 
+// ThisBuild is ClientVersion of the running binary: its ldflags' version,
+// commit and date, and the VCS stamp of its build info.
+func ThisBuild(gitVersion, commit, date string) version.Info {
+	var settings []debug.BuildSetting
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		settings = bi.Settings
+	}
+	return ClientVersion(gitVersion, commit, date, settings)
+}
+
 // ClientVersion is the plugin's build in the shape kubectl version prints:
 // the version, commit and date set by ldflags; a commit or date left empty
 // (a plain go build) is taken from the VCS stamp the Go toolchain embeds

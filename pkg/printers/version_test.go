@@ -28,3 +28,11 @@ func TestClientVersion(t *testing.T) {
 		}
 	}
 }
+
+// The running binary's build: what ldflags set is kept over the stamp.
+func TestThisBuild(t *testing.T) {
+	v := ThisBuild("v1.2.3", "0123abc", "2026-01-02T03:04:05Z")
+	if v.GitVersion != "v1.2.3" || v.Major != "1" || v.Minor != "2" || v.GitCommit != "0123abc" || v.BuildDate != "2026-01-02T03:04:05Z" {
+		t.Errorf("got %+v", v)
+	}
+}

@@ -165,14 +165,12 @@ func Exit(s verify.Status) error {
 // Services are the resolved targets' Services; a target not found is the
 // run's error, worded as every command words it.
 func Services(targets []syncer.Target) ([]*corev1.Service, error) {
-	var out []*corev1.Service
 	for _, t := range targets {
 		if t.Err != nil {
 			return nil, exit.Describe(t.Namespace, t.Name, t.Err)
 		}
-		out = append(out, t.Service)
 	}
-	return out, nil
+	return syncer.Services(targets), nil
 }
 
 // Words is the selection as the user would type it again, for the next

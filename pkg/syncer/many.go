@@ -22,6 +22,15 @@ type Target struct {
 	Err             error
 }
 
+// Services are the targets' Services, nil for one not found.
+func Services(targets []Target) []*corev1.Service {
+	svcs := make([]*corev1.Service, len(targets))
+	for i, t := range targets {
+		svcs[i] = t.Service
+	}
+	return svcs
+}
+
 // serviceWorkers bounds the Services synced at once by a one-shot run over
 // many; each has up to Write.Workers writes in flight, and the client's
 // QPS bounds the total.

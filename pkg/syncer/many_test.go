@@ -1,9 +1,12 @@
 package syncer
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A run's cache lists the namespaces of its Services, each once, while they
@@ -22,5 +25,14 @@ func TestFillNamespaces(t *testing.T) {
 	}
 	if got := fillNamespaces(many[:maxFillNamespaces]); len(got) != maxFillNamespaces {
 		t.Errorf("%d namespaces: got %d", maxFillNamespaces, len(got))
+	}
+}
+
+// A target's Service in its place; nil where it was not found.
+func TestServices(t *testing.T) {
+	web := &corev1.Service{}
+	got := Services([]Target{{Name: "web", Service: web}, {Name: "gone", Err: errors.New("not found")}})
+	if len(got) != 2 || got[0] != web || got[1] != nil {
+		t.Errorf("got %v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package controller
+package printers
 
 import (
 	"cmp"
@@ -11,8 +11,9 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
-// Changes says why a write happened, per Pod (or, for an endpoint that
-// names none, as a mirrored address, per address): what differs between the
+// Changes says why a write of the loop happened, for its write line, per
+// Pod (or, for an endpoint that names none, as a mirrored address, per
+// address): what differs between the
 // endpoints of the slices the plan rewrites or deletes, as they were, and of
 // the slices it writes. Slices left unchanged cannot hold a change, so a
 // readiness flip in a 20,000-Pod Service compares one slice, not two
@@ -129,11 +130,4 @@ func str(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
