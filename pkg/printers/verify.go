@@ -69,8 +69,14 @@ func Verify(w io.Writer, st Style, r verify.Report) {
 		}
 	}
 	t.Flush()
-	for _, d := range r.DNS {
-		fmt.Fprintf(w, "dns %s\t%s\t%s\n", d.Replica, paintStatus(st, d.Status), safe(d.Reason))
+	if len(r.DNS) > 0 {
+		fmt.Fprintln(w)
+		t = newTable(w)
+		fmt.Fprintln(t, strings.Join([]string{st.Bold("DNS REPLICA"), st.Bold("MISSING"), st.Bold("EXTRA"), st.Bold("STATUS"), st.Bold("REASON")}, "\t"))
+		for _, d := range r.DNS {
+			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\n", d.Replica, len(d.Missing), len(d.Extra), paintStatus(st, verify.Status(d.Status)), safe(d.Reason))
+		}
+		t.Flush()
 	}
 	fmt.Fprintf(w, "\n%s: %s\n", paintStatus(st, r.Status), safe(r.Diagnosis))
 	if r.Next != "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
 
@@ -22,6 +23,7 @@ func verifyReport() verify.Report {
 	return verify.Report{Status: verify.Drift, Services: []verify.ServiceRow{{Namespace: "shop", Name: "web", Slices: 1, LastChange: &since, Plan: verify.PlanAgrees},
 		{Namespace: "shop", Name: "api", Plan: verify.PlanDiffers, PlanDetail: "IPv4 port http: the plan reaches 10.0.0.7:80, the slices in the API do not"}},
 		Nodes:     []verify.NodeRow{row, {Node: "node-b", Proxy: "none", Status: verify.Unknown, Reason: "no kube-proxy Pod on the node"}},
+		DNS:       []verify.DNSRow{{Replica: "kube-system/coredns-a", Result: dnsexpect.Result{Status: dnsexpect.OK}}},
 		Diagnosis: "node node-a: kube-proxy lacks endpoint 10.0.0.2:8080", Next: "kubectl logs -n kube-system kube-proxy-a --since=1h"}
 }
 
@@ -37,6 +39,7 @@ func TestVerifyTable(t *testing.T) {
 		"  missing: shop/web:http endpoint 10.0.0.2:8080 (chain service-X)",
 		`  extra: shop/web:http endpoint "10.9.0.0:80\x1b[2J" (chain service-X)`,
 		"  ... 3 more (-o json lists them all)",
+		"DNS REPLICA            MISSING  EXTRA  STATUS  REASON\nkube-system/coredns-a  0        0      OK",
 		"node-b  none", "UNKNOWN  no kube-proxy Pod on the node",
 		"DRIFT: node node-a: kube-proxy lacks endpoint 10.0.0.2:8080\nNext: kubectl logs -n kube-system kube-proxy-a --since=1h\n",
 	} {

@@ -21,8 +21,13 @@ func diagnose(rep Report, target string) (string, string) {
 	}
 	switch {
 	case rep.Status == Drift && !ok:
-		// No node drifts: a Service's slices differ from its plan.
-		return planLine(rep.Services)
+		// No node drifts: a Service's slices differ from its plan, or a DNS replica drifts.
+		if line, next := planLine(rep.Services); line != "" {
+			return line, next
+		}
+		return dnsLine(rep.DNS, rep.Status)
+	case !ok && dnsHas(rep.DNS, rep.Status):
+		return dnsLine(rep.DNS, rep.Status)
 	case len(rep.Nodes) == 0:
 		return "no node to verify: the cluster has no Node objects", "kubectl get nodes"
 	case rep.Status == OK:
@@ -133,4 +138,31 @@ func planLine(rows []ServiceRow) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+func dnsHas(dns []DNSRow, s Status) bool {
+	_, ok := firstDNS(dns, s)
+	return ok
+}
+
+func firstDNS(dns []DNSRow, s Status) (DNSRow, bool) {
+	for _, d := range dns {
+		if Status(d.Status) == s {
+			return d, true
+		}
+	}
+	return DNSRow{}, false
+}
+
+// dnsLine names the first DNS replica with the run's status and its logs.
+func dnsLine(dns []DNSRow, s Status) (string, string) {
+	d, ok := firstDNS(dns, s)
+	if !ok {
+		return "", ""
+	}
+	next := ""
+	if ns, name, ok := strings.Cut(d.Replica, "/"); ok && s != Pending {
+		next = fmt.Sprintf("kubectl logs -n %s %s --since=1h", ns, name)
+	}
+	return fmt.Sprintf("DNS replica %s: %s", d.Replica, d.Reason), next
 }

@@ -31,7 +31,9 @@ func Verify(in Input) Report {
 		rep.Nodes = append(rep.Nodes, judgeNode(in, since, n))
 	}
 	slices.SortFunc(rep.Nodes, func(a, b NodeRow) int { return strings.Compare(a.Node, b.Node) })
-	rep.Status = overall(rep.Nodes)
+	rep.DNS = append([]DNSRow(nil), in.DNS...)
+	slices.SortStableFunc(rep.DNS, func(a, b DNSRow) int { return strings.Compare(a.Replica, b.Replica) })
+	rep.Status = overall(append(append([]NodeRow(nil), rep.Nodes...), dnsAsRows(rep.DNS)...))
 	if rep.Status != Drift && slices.ContainsFunc(rep.Services, func(r ServiceRow) bool { return r.Plan == PlanDiffers }) {
 		rep.Status = Drift
 	}
@@ -158,6 +160,16 @@ func newest(m map[string]time.Time) *time.Time {
 			t := t
 			out = &t
 		}
+	}
+	return out
+}
+
+// dnsAsRows lets the DNS replicas' statuses count in the run's: they
+// share the four values.
+func dnsAsRows(dns []DNSRow) []NodeRow {
+	out := make([]NodeRow, 0, len(dns))
+	for _, d := range dns {
+		out = append(out, NodeRow{Status: Status(d.Status)})
 	}
 	return out
 }

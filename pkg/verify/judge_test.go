@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 )
 
@@ -238,5 +239,24 @@ func TestSlicesThatDifferFromThePlan(t *testing.T) {
 	s.PlanUnknown = "pods in default cannot be listed"
 	if rep := run([]Service{s}, healthyNode(n, programmed(svcs, n), t0)); rep.Services[0].Plan != PlanUnknown || rep.Status != OK {
 		t.Errorf("no plan: plan %s, run %s", rep.Services[0].Plan, rep.Status)
+	}
+}
+
+func TestDNSRowsCountInTheRun(t *testing.T) {
+	svcs := []Service{web("10.0.0.1")}
+	n := node("node-a")
+	in := Input{Services: svcs, Nodes: []NodeState{healthyNode(n, programmed(svcs, n), t0)}, Now: t0, HealthTimeout: time.Minute,
+		DNS: []DNSRow{{Replica: "kube-system/coredns-b", Result: dnsexpect.Result{Status: dnsexpect.OK}},
+			{Replica: "kube-system/coredns-a", Result: dnsexpect.Result{Status: dnsexpect.Drift, Reason: "web.default.svc.cluster.local A lacks 10.0.0.1"}}}}
+	rep := Verify(in)
+	if rep.Status != Drift || rep.DNS[0].Replica != "kube-system/coredns-a" {
+		t.Fatalf("run %s, dns %+v", rep.Status, rep.DNS)
+	}
+	if rep.Diagnosis != "DNS replica kube-system/coredns-a: web.default.svc.cluster.local A lacks 10.0.0.1" || rep.Next != "kubectl logs -n kube-system coredns-a --since=1h" {
+		t.Errorf("diagnosis %q next %q", rep.Diagnosis, rep.Next)
+	}
+	in.DNS[1].Status = dnsexpect.Unknown
+	if rep := Verify(in); rep.Status != Unknown || !strings.HasPrefix(rep.Diagnosis, "DNS replica kube-system/coredns-a") {
+		t.Errorf("an unknown replica: %s %q", rep.Status, rep.Diagnosis)
 	}
 }

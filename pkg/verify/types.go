@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 )
 
@@ -47,6 +48,8 @@ type Input struct {
 	// (twice its sync period) for when no last sync time is known.
 	Now           time.Time
 	HealthTimeout time.Duration
+	// DNS are the DNS replicas' verdicts, when they were read.
+	DNS []DNSRow
 	// Target is how the command was given its Services ("svc/web -n
 	// default", "-A"), for the next command it suggests.
 	Target string
@@ -136,8 +139,7 @@ type Report struct {
 	Status   Status       `json:"status"`
 	Services []ServiceRow `json:"services"`
 	Nodes    []NodeRow    `json:"nodes"`
-	// DNS holds a row per DNS replica once DNS answers are read; verify
-	// reads none yet.
+	// DNS holds a row per DNS replica, Input.DNS in replica order.
 	DNS       []DNSRow `json:"dns,omitempty"`
 	Diagnosis string   `json:"diagnosis"`
 	Next      string   `json:"next,omitempty"`
@@ -161,12 +163,14 @@ type ServiceRow struct {
 	PlanDetail string `json:"planDetail,omitempty"`
 }
 
-// DNSRow is one DNS replica's answer for the selected Services: the
-// place for the DNS tier.
+// DNSRow is one DNS replica's verdict over the selected Services
+// (pkg/dnsexpect's Result, e.g. from dnsread.Check), with which replica it
+// is. Its status counts in the run's as a node's does.
 type DNSRow struct {
+	// Replica is "namespace/name" of the DNS Pod, Address what was asked.
 	Replica string `json:"replica"`
-	Status  Status `json:"status"`
-	Reason  string `json:"reason,omitempty"`
+	Address string `json:"address,omitempty"`
+	dnsexpect.Result
 }
 
 // NodeRow is one node's verdict.
