@@ -54,12 +54,8 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err == nil {
-		err = o.Probe.Connect(cfg, client)
-	}
-	if err != nil {
-		return exit.Usagef("cannot load kubeconfig: %v", err)
+	if err := o.Probe.Connect(o.ConfigFlags.ToRESTConfig, client); err != nil {
+		return err
 	}
 	rep, err := o.Probe.Verify(ctx, targets, o.AllNamespaces)
 	if err != nil {

@@ -33,8 +33,13 @@ func (r Run) Validate(output string) error {
 	return nil
 }
 
-// Connect sets the client, the transport and the rule readers.
-func (r *Run) Connect(cfg *rest.Config, client kubernetes.Interface) error {
+// Connect sets the client, the transport (built from the config load
+// returns) and the rule readers.
+func (r *Run) Connect(load func() (*rest.Config, error), client kubernetes.Interface) error {
+	cfg, err := load()
+	if err != nil {
+		return exit.Usagef("cannot load kubeconfig: %v", err)
+	}
 	t, err := NewREST(cfg, client)
 	r.Client, r.Transport, r.Readers = client, t, Readers()
 	return err
