@@ -4,7 +4,8 @@
 // refuses bad input before any request (a usage error, exit 2), and Run
 // connects the parts (runCommand runs the three). Reading, planning,
 // judging, writing and printing live below: pkg/cluster, pkg/syncer,
-// pkg/explain, pkg/lifecycle, pkg/daemon, pkg/printers, pkg/deploy;
+// pkg/explain, pkg/lifecycle, pkg/daemon, pkg/printers, pkg/deploy,
+// pkg/proxyprobe (verify);
 // arguments are read and checked by pkg/args and completed by
 // pkg/completion; pkg/exit words errors and owns the exit codes.
 // IO streams and the client (RootOptions.NewClient) are injected, so every

@@ -80,7 +80,7 @@ func newRootCommand(o *RootOptions) *cobra.Command {
 	})
 	o.completer().Register(cmd)
 	profiling.AddFlags(cmd, func(msg string) error { return exit.Usagef("%s", msg) })
-	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newSyncCommand(o), newDiffCommand(o), newExplainCommand(o), newCheckCommand(o), newVerifyCommand(o), newReleaseCommand(o), newPruneCommand(o), newDeployCommand(o), newWebhookCommand(o), newVersionCommand(o))
 	cmd.AddCommand(newCompletionCommand(o), help.NewOptionsCommand(o.Out))
 	help.Setup(cmd, help.Groups(cmd))
 	return cmd

@@ -25,6 +25,9 @@ const (
 	NotFound  = 3 // a Service (or namespace, or explain's Pod or address) was not found
 	API       = 4 // the API refused or failed: Forbidden, unreachable, namespace terminating, timeouts
 	Conflicts = 5 // slices kept changing under us; retries ran out
+	// NotVerified: verify could not verify some node (UNKNOWN) or some
+	// node is still behind the slices (PENDING), and none drifts.
+	NotVerified = 6
 	// Interrupted is 128+SIGINT, the shell's code for a command stopped
 	// by Ctrl-C; SIGTERM gives 128+15.
 	Interrupted = 130
@@ -34,11 +37,12 @@ const (
 const Help = `Exit codes:
 
 * 0: success; for diff and explain: in sync (explain pod/--ip: published as desired everywhere)
-* 1: diff/explain: changes needed or drift found (explain pod/--ip: or not published where selected); check: findings; release: a hand-back was refused; sync: some Services failed while others synced
+* 1: diff/explain: changes needed or drift found (explain pod/--ip: or not published where selected); check: findings; release: a hand-back was refused; sync: some Services failed while others synced; verify: a node's proxy drifts from the slices, or the slices from their plan
 * 2: usage error: bad flag value, invalid selector, an argument that is not a Service
 * 3: a Service was not found (explain: the Pod, or an address no Pod holds and nothing publishes)
 * 4: the API server refused or failed: Forbidden, unreachable, namespace terminating; sync --watch --leader-elect: the lease was lost
 * 5: the slices kept changing during sync and retries ran out
+* 6: verify: some node could not be verified (UNKNOWN) or has not synced since the slices changed (PENDING), and none drifts
 * 130: interrupted (Ctrl-C; 143 for SIGTERM); a second Ctrl-C exits at once`
 
 // Error carries an exit code with its message.

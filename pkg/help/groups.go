@@ -16,7 +16,7 @@ var commandGroups = templates.CommandGroups{
 	{Message: "Deployment Commands:", Commands: nil},
 }
 
-var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "sync": 1, "release": 1, "prune": 1, "deploy": 2}
+var groupOf = map[string]int{"explain": 0, "diff": 0, "check": 0, "verify": 0, "sync": 1, "release": 1, "prune": 1, "deploy": 2}
 
 // Groups puts the root's commands into the groups of the root help.
 func Groups(root *cobra.Command) templates.CommandGroups {

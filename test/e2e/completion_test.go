@@ -42,6 +42,8 @@ func TestCompleteServicesFromAPIServer(t *testing.T) {
 	}{
 		{[]string{"sync", "-n", ns, "svc/"}, []string{"svc/api", "svc/web", "svc/worker"}},
 		{[]string{"diff", "-n", ns, "w"}, []string{"web", "worker"}},
+		{[]string{"verify", "-n", ns, "svc/w"}, []string{"svc/web", "svc/worker"}},
+		{[]string{"verify", "-n", ns, "svc/web", "-o", ""}, []string{"json", "yaml"}},
 		{[]string{"sync", "-n", ns, "svc", ""}, []string{"api", "web", "worker"}},
 		{[]string{"sync", "-n", ns, "svc/web", "svc/"}, []string{"svc/api", "svc/worker"}},
 		{[]string{"explain", "-n", ns, "svc/web", ""}, nil},

@@ -1,0 +1,68 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/help"
+	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyprobe"
+)
+
+// VerifyOptions are verify's typed options.
+type VerifyOptions struct {
+	*RootOptions
+	Targets TargetFlags
+	Output  string
+	Probe   proxyprobe.Run
+}
+
+func newVerifyCommand(root *RootOptions) *cobra.Command {
+	o := &VerifyOptions{RootOptions: root}
+	cmd := &cobra.Command{
+		Use: "verify (svc/NAME ... | -l SELECTOR | --all)", Short: "Check that every node's service proxy programmed what the EndpointSlices say",
+		Long: help.Text("verify.long") + exit.Help, Example: help.Text("verify.example"),
+		ValidArgsFunction: root.completer().ServiceArgs, RunE: runCommand(o),
+	}
+	addTargetFlags(cmd, &o.Targets)
+	proxyprobe.AddFlags(cmd, &o.Output, &o.Probe)
+	return cmd
+}
+
+// Complete normalises the arguments, resolves the namespace.
+func (o *VerifyOptions) Complete(_ *cobra.Command, argv []string) error {
+	err := o.completeTargets(&o.Targets, argv)
+	o.Probe.Target = proxyprobe.Words(argv, o.Targets)
+	return err
+}
+
+// Validate checks the flags before anything is read.
+func (o *VerifyOptions) Validate() error {
+	if err := o.Probe.Validate(o.Output); err != nil {
+		return err
+	}
+	return validateTargets(&o.Targets)
+}
+
+// Run verifies the Services; the exit code says agree, drift or could not verify.
+func (o *VerifyOptions) Run(ctx context.Context) error {
+	defer cluster.ReportRequests(o.ErrOut)
+	client, targets, err := o.connect(ctx, o.Targets)
+	if err != nil {
+		return err
+	}
+	if err := o.Probe.Connect(o.ConfigFlags.ToRESTConfig, client); err != nil {
+		return err
+	}
+	rep, err := o.Probe.Verify(ctx, targets, o.AllNamespaces)
+	if err != nil {
+		return exit.InterruptWins(ctx, err)
+	}
+	if err := printers.VerifyOutput(o.Out, printers.StyleFor(o.Color, o.Out), o.Output, rep); err != nil {
+		return err
+	}
+	return proxyprobe.Exit(rep.Status)
+}

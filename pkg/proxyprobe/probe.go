@@ -1,0 +1,222 @@
+package proxyprobe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+)
+
+// kube-proxy's ports: /healthz on every address, metrics and /proxyMode
+// on 127.0.0.1 (its defaults).
+const (
+	HealthzPort = 10256
+	MetricsPort = 10249
+	// maxHealthChecks bounds the health check node ports read per node.
+	maxHealthChecks = 32
+)
+
+// Options configure a probe.
+type Options struct {
+	Client    kubernetes.Interface
+	Transport Transport
+	// Readers read the rules of a proxy mode; a mode without one leaves
+	// the rules tier UNKNOWN.
+	Readers map[proxyread.Mode]proxyread.Reader
+	// NodeTimeout bounds all of one node's reads, Concurrency how many
+	// nodes are read at once, Limit the bytes of any one answer.
+	NodeTimeout time.Duration
+	Concurrency int
+	Limit       int64
+	// Only, when set, reads only these nodes (--settle's second look).
+	Only map[string]bool
+}
+
+// Nodes lists the Nodes; a node the caller may not list fails the run.
+func Nodes(ctx context.Context, client kubernetes.Interface) ([]*corev1.Node, error) {
+	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*corev1.Node, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out, nil
+}
+
+// Probe reads every node's tiers, at most Concurrency nodes at once, each
+// within NodeTimeout; it never fails: what could not be read is in each
+// NodeState.
+func Probe(ctx context.Context, o Options, nodes []*corev1.Node, svcs []verify.Service) []verify.NodeState {
+	var proxies map[string]proxyPod
+	var listErr string
+	proxies, err := findProxies(ctx, o.Client)
+	switch {
+	case apierrors.IsForbidden(err):
+		listErr = "forbidden: needs list pods in " + ProxyNamespace
+	case err != nil:
+		listErr = "cannot list the Pods of " + ProxyNamespace + ": " + err.Error()
+	}
+	r := preflight(ctx, o.Client, ProxyNamespace)
+	var out []verify.NodeState
+	for _, n := range nodes {
+		if o.Only == nil || o.Only[n.Name] {
+			out = append(out, verify.NodeState{Node: n})
+		}
+	}
+	g := errgroup.Group{}
+	g.SetLimit(max(o.Concurrency, 1))
+	for i := range out {
+		st := &out[i]
+		g.Go(func() error {
+			switch p, ok := proxies[st.Node.Name]; {
+			case listErr != "":
+				st.Unreadable = listErr
+			case !verify.Ready(st.Node):
+				st.Unreadable, st.NotReady = "the node is NotReady", true
+				if ok {
+					st.Proxy, st.Pod = p.kind, p.pod.Namespace+"/"+p.pod.Name
+				}
+			case !ok:
+				st.Unreadable = "no kube-proxy Pod on the node (" + ProxyNamespace + ", k8s-app=kube-proxy)"
+			case p.kind != verify.KubeProxy:
+				st.Proxy, st.Pod = p.kind, p.pod.Namespace+"/"+p.pod.Name
+				st.Unreadable = fmt.Sprintf("%s (Pod %s) serves this node's Services: a proxy that is not kube-proxy is not supported", p.kind, st.Pod)
+			case p.pod.Status.Phase != corev1.PodRunning:
+				st.Proxy, st.Pod = p.kind, p.pod.Namespace+"/"+p.pod.Name
+				st.Unreadable = fmt.Sprintf("kube-proxy Pod %s is %s, not Running", st.Pod, p.pod.Status.Phase)
+			default:
+				st.Proxy, st.Pod = p.kind, p.pod.Namespace+"/"+p.pod.Name
+				nctx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
+				defer cancel()
+				o.read(nctx, st, p.pod, r, svcs)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
+}
+
+// read fills one kube-proxy node's tiers, least privilege first.
+func (o Options) read(ctx context.Context, st *verify.NodeState, pod *corev1.Pod, r rights, svcs []verify.Service) {
+	ns, name := pod.Namespace, pod.Name
+	if r.proxy != "" {
+		st.Healthz = verify.Denied[verify.Healthz](r.proxy)
+	} else {
+		status, body, err := o.Transport.ProxyGet(ctx, ns, name, HealthzPort, "healthz", o.Limit)
+		st.Healthz = result(ctx, o, orStatus(err, status, body), func() (verify.Healthz, error) { return verify.ParseHealthz(status, body) })
+		st.HealthChecks = o.healthChecks(ctx, pod, svcs)
+	}
+	if r.forward != "" {
+		st.Metrics = verify.Denied[verify.Metrics](r.forward)
+	} else {
+		ans, err := o.Transport.ForwardGet(ctx, ns, name, MetricsPort, []string{"/metrics", "/proxyMode"}, o.Limit)
+		st.Metrics = result(ctx, o, err, func() (verify.Metrics, error) {
+			if ans[0].Status != 200 {
+				return verify.Metrics{}, fmt.Errorf("/metrics answered HTTP %d", ans[0].Status)
+			}
+			mode := ans[1].Body
+			if ans[1].Status != 200 {
+				mode = nil
+			}
+			return verify.ParseMetrics(ans[0].Body, mode)
+		})
+	}
+	// The mode kube-proxy reports wins; without the metrics tier, the
+	// Pod's command line says it when it can.
+	mode := modeOf(pod)
+	if m := st.Metrics.Value; m != nil && m.Mode != "" {
+		mode = m.Mode
+	}
+	reader := o.Readers[proxyread.Mode(mode)]
+	switch {
+	case r.exec != "":
+		st.Rules = verify.Denied[proxyread.Reading](r.exec)
+	case mode == "":
+		st.Rules = verify.Result[proxyread.Reading]{Err: "the proxy mode is unknown (read from the metrics port, or the Pod's --proxy-mode): no rule reader chosen"}
+	case reader == nil:
+		st.Rules = verify.Result[proxyread.Reading]{Err: fmt.Sprintf("no rule reader for kube-proxy's %s mode", mode)}
+	default:
+		reading, err := reader.Read(ctx, o.Transport.Exec(ns, name, container(pod)), verify.Wants(svcs, st.Node))
+		st.Rules = result(ctx, o, err, func() (proxyread.Reading, error) { return reading, nil })
+	}
+}
+
+// healthChecks reads the health check node port of each Service that has
+// one (externalTrafficPolicy Local), at most maxHealthChecks per node.
+func (o Options) healthChecks(ctx context.Context, pod *corev1.Pod, svcs []verify.Service) map[string]verify.Result[verify.HealthCheck] {
+	out := map[string]verify.Result[verify.HealthCheck]{}
+	for _, s := range svcs {
+		port := s.Service.Spec.HealthCheckNodePort
+		if port == 0 || len(out) == maxHealthChecks {
+			continue
+		}
+		status, body, err := o.Transport.ProxyGet(ctx, pod.Namespace, pod.Name, int(port), "", o.Limit)
+		out[s.Service.Namespace+"/"+s.Service.Name] = result(ctx, o, orStatus(err, status, body), func() (verify.HealthCheck, error) { return verify.ParseHealthCheck(status, body) })
+	}
+	return out
+}
+
+// result words a tier's outcome: a deadline as the node timeout, a
+// Forbidden as the right it lacks, any other error clipped.
+func result[T any](ctx context.Context, o Options, err error, parse func() (T, error)) verify.Result[T] {
+	if err == nil {
+		v, perr := parse()
+		if perr == nil {
+			return verify.Answered(v)
+		}
+		err = perr
+	}
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return verify.Result[T]{Err: fmt.Sprintf("no answer within the node timeout (%s)", o.NodeTimeout)}
+	case apierrors.IsForbidden(err):
+		return verify.Result[T]{Err: "forbidden: " + oneLine(err.Error())}
+	}
+	return verify.Result[T]{Err: oneLine(err.Error())}
+}
+
+// orStatus tells the API server's own failure to reach the Pod (a
+// Kubernetes Status in a non-200 answer) from kube-proxy's answer.
+func orStatus(err error, status int, body []byte) error {
+	if err != nil || status == http.StatusOK {
+		return err
+	}
+	var st metav1.Status
+	if json.Unmarshal(body, &st) != nil || st.Kind != "Status" {
+		return nil
+	}
+	if st.Reason == metav1.StatusReasonForbidden {
+		return fmt.Errorf("forbidden: %s", st.Message)
+	}
+	return fmt.Errorf("the API server could not reach the Pod: %s", st.Message)
+}
+
+// oneLine keeps an error's first line, at most 200 bytes, so that an
+// answer quoted in it cannot flood the row.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}

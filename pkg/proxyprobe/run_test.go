@@ -1,0 +1,93 @@
+package proxyprobe
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+)
+
+// lateReader programs nothing on its first read and the expected
+// endpoints on the next: a proxy that catches up.
+type lateReader struct{ calls *int }
+
+func (l lateReader) Read(ctx context.Context, exec proxyread.Exec, want []proxyread.Want) (proxyread.Reading, error) {
+	*l.calls++
+	r := proxyread.Reading{Mode: proxyread.ModeNftables}
+	for _, w := range want {
+		st := proxyread.PortState{Want: w, Dispatch: true}
+		if *l.calls > 1 {
+			for _, ep := range w.Port.Cluster {
+				st.Cluster.Endpoints = append(st.Cluster.Endpoints, ep.String())
+			}
+		}
+		r.Ports = append(r.Ports, st)
+	}
+	return r, nil
+}
+
+func webObjects() (*corev1.Service, []runtime.Object) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10"},
+			IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol}, Type: corev1.ServiceTypeClusterIP,
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(8080)}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{NodeName: "n-a", Containers: []corev1.Container{{Name: "app"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	yes, port, tcp, name := true, int32(8080), corev1.ProtocolTCP, "http"
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-abc",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "web", discoveryv1.LabelManagedBy: "endpointslice-controller.k8s.io"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}, NodeName: ptrTo("n-a"),
+			Conditions: discoveryv1.EndpointConditions{Ready: &yes, Serving: &yes, Terminating: new(bool)}}},
+		Ports: []discoveryv1.EndpointPort{{Name: &name, Port: &port, Protocol: &tcp}}}
+	kp := proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning)
+	return svc, []runtime.Object{svc, pod, slice, kp, readyNode("n-a")}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func TestSettleReadsDriftingNodesAgain(t *testing.T) {
+	for _, settle := range []bool{false, true} {
+		svc, objs := webObjects()
+		c := client(nil)
+		for _, o := range objs {
+			if err := c.Tracker().Add(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		calls := 0
+		o := options(c, fakeTransport{})
+		o.Readers[proxyread.ModeNftables] = lateReader{&calls}
+		r := Run{Options: o, Settle: settle, SyncPeriod: 10 * time.Millisecond}
+		rep, err := r.Verify(context.Background(), []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, reads := verify.Drift, 1
+		if settle {
+			want, reads = verify.OK, 2
+		}
+		if rep.Nodes[0].Status != want || calls != reads || rep.Status != want {
+			t.Errorf("settle %t: node %s (%+v), run %s, %d reads; want %s, %d reads; services %+v", settle, rep.Nodes[0].Status, rep.Nodes[0].Missing, rep.Status, calls, want, reads, rep.Services)
+		}
+	}
+}
+
+func TestNoServicesSelectedReadsNoNode(t *testing.T) {
+	o := options(client(nil), hangOn{"any"})
+	rep, err := Run{Options: o, SyncPeriod: time.Second}.Verify(context.Background(), nil, true)
+	if err != nil || rep.Status != verify.OK || len(rep.Nodes) != 0 || rep.Diagnosis != "no Services selected: nothing to verify" {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+}

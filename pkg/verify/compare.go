@@ -1,0 +1,120 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
+)
+
+// portKey matches a read port to the expected one.
+type portKey struct {
+	ref    proxyexpect.PortRef
+	family string
+}
+
+// compareRules holds each expected port against what the node programmed,
+// kube-proxy's rules at 1.36 (nftables and iptables proxier alike): a port
+// with internal endpoints (any endpoint, or a local one under
+// internalTrafficPolicy Local) has its cluster IP dispatched to its chain,
+// any other port a no-endpoints verdict; a policy chain exists, with
+// exactly its policy's endpoints, when the port uses that policy and the
+// policy has endpoints. Chains of a policy the port does not use are not
+// judged: the proxy may remove them only on its next full sync.
+func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int, missing, extra []Finding) {
+	read := map[portKey]proxyread.PortState{}
+	for _, st := range r.Ports {
+		read[portKey{st.Want.Ref, st.Want.Family}] = st
+	}
+	for _, e := range exp {
+		st, ok := read[portKey{e.want.Ref, e.want.Family}]
+		base := Finding{Service: e.svc, Port: e.port.Name, Family: e.want.Family, Since: e.since}
+		hasInternal := e.port.HasEndpoints && (!e.internalLocal || len(e.port.Local) > 0)
+		if !ok {
+			// The reader returned nothing for the port: nothing of it is programmed.
+			st = proxyread.PortState{Want: e.want}
+		}
+		target := fmt.Sprintf("%s:%d/%s", e.want.ClusterIP, e.port.Port, e.port.Protocol)
+		switch {
+		case hasInternal && !st.Dispatch:
+			missing = append(missing, with(base, "dispatch", "", "", target))
+		case !hasInternal && st.Dispatch:
+			extra = append(extra, with(base, "dispatch", "", "", target+": "+st.DispatchEvidence))
+		}
+		switch {
+		case !hasInternal && !st.NoEndpoints:
+			missing = append(missing, with(base, "no-endpoints", "", "", target))
+		case hasInternal && st.NoEndpoints:
+			extra = append(extra, with(base, "no-endpoints", "", "", target))
+		}
+		for _, pol := range []struct {
+			uses  bool
+			want  []proxyexpect.Endpoint
+			chain proxyread.Chain
+		}{{e.port.UsesCluster, e.port.Cluster, st.Cluster}, {e.port.UsesLocal, e.port.Local, st.Local}} {
+			if !pol.uses {
+				continue
+			}
+			m, x := diffEndpoints(pol.want, pol.chain)
+			expected += len(pol.want)
+			programmed += len(pol.chain.Endpoints)
+			for _, ep := range m {
+				missing = append(missing, with(base, "endpoint", pol.chain.Name, ep, ""))
+			}
+			for _, ep := range x {
+				extra = append(extra, with(base, "endpoint", pol.chain.Name, ep, ""))
+			}
+		}
+	}
+	return expected, programmed, missing, extra
+}
+
+// diffEndpoints returns the expected endpoints the chain lacks and those it
+// has that are not expected, each sorted.
+func diffEndpoints(want []proxyexpect.Endpoint, chain proxyread.Chain) (missing, extra []string) {
+	wantSet := map[string]bool{}
+	for _, ep := range want {
+		wantSet[ep.String()] = true
+	}
+	have := map[string]bool{}
+	for _, ep := range chain.Endpoints {
+		have[ep] = true
+		if !wantSet[ep] {
+			extra = append(extra, ep)
+		}
+	}
+	for ep := range wantSet {
+		if !have[ep] {
+			missing = append(missing, ep)
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	return slices.Compact(missing), slices.Compact(extra)
+}
+
+func with(f Finding, what, chain, endpoint, detail string) Finding {
+	f.What, f.Chain, f.Endpoint, f.Detail = what, chain, endpoint, detail
+	return f
+}
+
+// compareHealthChecks holds each health check node port's count against
+// the node's local ready endpoints. A health check that did not answer is
+// not a finding: the rules tier judges the node.
+func compareHealthChecks(exp []hcExp, got map[string]Result[HealthCheck]) (missing, extra []Finding) {
+	for _, e := range exp {
+		r := got[e.svc]
+		if r.Value == nil || r.Value.LocalEndpoints == e.localReady {
+			continue
+		}
+		f := Finding{Service: e.svc, What: "health-check", Since: e.since,
+			Detail: fmt.Sprintf("kube-proxy counts %d local endpoints, the slices hold %d", r.Value.LocalEndpoints, e.localReady)}
+		if r.Value.LocalEndpoints < e.localReady {
+			missing = append(missing, f)
+		} else {
+			extra = append(extra, f)
+		}
+	}
+	return missing, extra
+}
