@@ -19,6 +19,7 @@ func AddFlags(cmd *cobra.Command, output *string, r *Run) {
 	f.IntVar(&r.Concurrency, "concurrency", 8, "How many nodes are read at once")
 	f.Int64Var(&r.Limit, "max-answer-size", 4<<20, "The most bytes read from any one answer of a node")
 	f.BoolVar(&r.Settle, "settle", false, "Read drifting nodes again, once, after --sync-period")
+	f.StringVar(&r.Domain, "cluster-domain", "cluster.local", "The cluster domain the DNS replicas serve")
 	f.DurationVar(&r.SyncPeriod, "sync-period", 30*time.Second, "kube-proxy's sync period (its health timeout is twice it)")
 }
 

@@ -21,6 +21,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
@@ -84,6 +85,10 @@ func (f fakeTransport) ForwardGet(ctx context.Context, ns, pod string, port int,
 		m = []byte(goodMetrics)
 	}
 	return []Answer{{200, m}, {200, []byte("nftables")}}, nil
+}
+
+func (f fakeTransport) ForwardDial(ctx context.Context, ns, pod string, port int) (dnsread.Dial, func(), error) {
+	return nil, nil, errors.New("no DNS here")
 }
 
 func (f fakeTransport) Exec(ns, pod, container string) proxyread.Exec {
@@ -178,6 +183,9 @@ func (h hangOn) ProxyGet(ctx context.Context, ns, pod string, port int, path str
 }
 func (h hangOn) ForwardGet(ctx context.Context, ns, pod string, port int, paths []string, limit int64) ([]Answer, error) {
 	return fakeTransport{hang: pod == h.pod}.ForwardGet(ctx, ns, pod, port, paths, limit)
+}
+func (h hangOn) ForwardDial(ctx context.Context, ns, pod string, port int) (dnsread.Dial, func(), error) {
+	return fakeTransport{}.ForwardDial(ctx, ns, pod, port)
 }
 func (h hangOn) Exec(ns, pod, container string) proxyread.Exec {
 	return fakeTransport{}.Exec(ns, pod, container)

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -25,6 +26,8 @@ type Run struct {
 	Options
 	Settle     bool
 	SyncPeriod time.Duration
+	// Domain is the cluster domain the DNS replicas serve.
+	Domain string
 	// Target words the selection for the next command suggested.
 	Target string
 }
@@ -46,6 +49,7 @@ func (r Run) Verify(ctx context.Context, targets []syncer.Target, allNamespaces 
 		return verify.Report{}, exit.Describe("", "", err)
 	}
 	in.Nodes = Probe(ctx, r.Options, nodes, in.Services)
+	in.DNS = DNS(ctx, r.Options, r.Domain, in.Services)
 	in.Now = time.Now()
 	rep := verify.Verify(in)
 	if !r.Settle || rep.Status != verify.Drift {
@@ -73,6 +77,9 @@ func (r Run) Verify(ctx context.Context, targets []syncer.Target, allNamespaces 
 		if j := slices.IndexFunc(fresh, func(f verify.NodeState) bool { return f.Node.Name == st.Node.Name }); j >= 0 {
 			in.Nodes[i] = fresh[j]
 		}
+	}
+	if slices.ContainsFunc(in.DNS, func(d verify.DNSRow) bool { return d.Status == dnsexpect.Drift }) {
+		in.DNS = DNS(ctx, r.Options, r.Domain, again.Services)
 	}
 	in.Services, in.Now = again.Services, time.Now()
 	return verify.Verify(in), nil

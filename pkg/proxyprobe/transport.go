@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/transport/spdy"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
@@ -31,6 +34,9 @@ type Transport interface {
 	// ForwardGet opens one port-forward to the Pod's port (127.0.0.1 in
 	// the Pod's network namespace) and GETs each path through it.
 	ForwardGet(ctx context.Context, ns, pod string, port int, paths []string, limit int64) ([]Answer, error)
+	// ForwardDial opens one port-forward to the Pod's port and returns a
+	// dialer of it (a DNS replica's TCP 53) and what closes it.
+	ForwardDial(ctx context.Context, ns, pod string, port int) (dnsread.Dial, func(), error)
 	// Exec is proxyread's transport into the Pod's container.
 	Exec(ns, pod, container string) proxyread.Exec
 }
@@ -100,47 +106,75 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 // ForwardGet forwards an ephemeral port on 127.0.0.1 to the Pod's port,
 // GETs the paths and closes the forward.
 func (t *REST) ForwardGet(ctx context.Context, ns, pod string, port int, paths []string, limit int64) ([]Answer, error) {
-	u := t.Client.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name(pod).SubResource("portforward").URL()
-	rt, upgrader, err := spdy.RoundTripperFor(t.Config)
+	local, stop, err := t.forward(ctx, ns, pod, port)
 	if err != nil {
 		return nil, err
 	}
-	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: rt}, http.MethodPost, u)
-	ws, err := portforward.NewSPDYOverWebsocketDialer(u, t.Config)
-	if err != nil {
-		return nil, err
-	}
-	dialer = portforward.NewFallbackDialer(ws, dialer, fallback)
-	stop, ready := make(chan struct{}), make(chan struct{})
-	defer close(stop)
-	var errOut bytes.Buffer
-	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{"0:" + strconv.Itoa(port)}, stop, ready, io.Discard, &limitedBuffer{buf: &errOut, limit: 4096})
-	if err != nil {
-		return nil, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- fw.ForwardPorts() }()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case err := <-done:
-		return nil, fmt.Errorf("port-forward: %v", err)
-	case <-ready:
-	}
-	ports, err := fw.GetPorts()
-	if err != nil || len(ports) == 0 {
-		return nil, fmt.Errorf("port-forward: no local port: %v", err)
-	}
-	local := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	defer stop()
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	var out []Answer
 	for _, p := range paths {
-		status, body, err := get(ctx, local, fmt.Sprintf("http://127.0.0.1:%d%s", ports[0].Local, p), limit)
+		status, body, err := get(ctx, hc, fmt.Sprintf("http://127.0.0.1:%d%s", local, p), limit)
 		if err != nil {
 			return out, fmt.Errorf("GET %s: %w", p, err)
 		}
 		out = append(out, Answer{Status: status, Body: body})
 	}
 	return out, nil
+}
+
+// ForwardDial forwards an ephemeral port on 127.0.0.1 to the Pod's port
+// and returns a dialer of it; stop closes the forward.
+func (t *REST) ForwardDial(ctx context.Context, ns, pod string, port int) (dnsread.Dial, func(), error) {
+	local, stop, err := t.forward(ctx, ns, pod, port)
+	if err != nil {
+		return nil, nil, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(int(local)))
+	dial := func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	return dial, stop, nil
+}
+
+// forward opens one port-forward, as kubectl port-forward does (over
+// websockets, falling back to SPDY), and returns its local port.
+func (t *REST) forward(ctx context.Context, ns, pod string, port int) (uint16, func(), error) {
+	u := t.Client.CoreV1().RESTClient().Post().Namespace(ns).Resource("pods").Name(pod).SubResource("portforward").URL()
+	rt, upgrader, err := spdy.RoundTripperFor(t.Config)
+	if err != nil {
+		return 0, nil, err
+	}
+	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: rt}, http.MethodPost, u)
+	ws, err := portforward.NewSPDYOverWebsocketDialer(u, t.Config)
+	if err != nil {
+		return 0, nil, err
+	}
+	dialer = portforward.NewFallbackDialer(ws, dialer, fallback)
+	stopCh, ready := make(chan struct{}), make(chan struct{})
+	stop := sync.OnceFunc(func() { close(stopCh) })
+	var errOut bytes.Buffer
+	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{"0:" + strconv.Itoa(port)}, stopCh, ready, io.Discard, &limitedBuffer{buf: &errOut, limit: 4096})
+	if err != nil {
+		return 0, nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- fw.ForwardPorts() }()
+	select {
+	case <-ctx.Done():
+		stop()
+		return 0, nil, ctx.Err()
+	case err := <-done:
+		return 0, nil, fmt.Errorf("port-forward: %v", err)
+	case <-ready:
+	}
+	ports, err := fw.GetPorts()
+	if err != nil || len(ports) == 0 {
+		stop()
+		return 0, nil, fmt.Errorf("port-forward: no local port: %v", err)
+	}
+	return ports[0].Local, stop, nil
 }
 
 func fallback(err error) bool {

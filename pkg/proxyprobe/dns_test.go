@@ -1,0 +1,150 @@
+package proxyprobe
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+)
+
+// dnsTransport forwards each DNS Pod to its own loopback server; a Pod
+// without one cannot be forwarded.
+type dnsTransport struct {
+	fakeTransport
+	servers map[string]string // Pod name -> address
+}
+
+func (d dnsTransport) ForwardDial(ctx context.Context, ns, pod string, port int) (dnsread.Dial, func(), error) {
+	addr, ok := d.servers[pod]
+	if !ok || port != 53 {
+		return d.fakeTransport.ForwardDial(ctx, ns, pod, port)
+	}
+	return func(ctx context.Context) (net.Conn, error) {
+		var nd net.Dialer
+		return nd.DialContext(ctx, "tcp", addr)
+	}, func() {}, nil
+}
+
+// answering serves A records of name from ips, and each address's
+// endpoint name (10-0-0-1.name), on loopback TCP.
+func answering(t *testing.T, name string, ips ...string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &dns.Server{Listener: l, Handler: dns.HandlerFunc(func(w dns.ResponseWriter, r *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		q := r.Question[0]
+		for _, ip := range ips {
+			host := strings.ReplaceAll(ip, ".", "-") + "." + name
+			if q.Qtype == dns.TypeA && (strings.EqualFold(q.Name, name) || strings.EqualFold(q.Name, host)) {
+				rr, _ := dns.NewRR(q.Name + " 30 IN A " + ip)
+				m.Answer = append(m.Answer, rr)
+			}
+		}
+		if len(m.Answer) == 0 {
+			m.Rcode = dns.RcodeNameError
+		}
+		_ = w.WriteMsg(m)
+	})}
+	go func() { _ = srv.ActivateAndServe() }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return l.Addr().String()
+}
+
+func dnsPod(name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ProxyNamespace, Name: name, Labels: map[string]string{"k8s-app": "kube-dns"}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.9"}}
+}
+
+// headlessDB is a headless Service whose one slice, changed an hour ago,
+// holds a ready 10.0.0.1 and a not-ready 10.0.0.2.
+func headlessDB() verify.Service {
+	old := metav1.NewTime(time.Now().Add(-time.Hour))
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "db", CreationTimestamp: old},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{"app": "db"}}}
+	yes, no := true, false
+	sl := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "db-1", CreationTimestamp: old,
+		Labels: map[string]string{discoveryv1.LabelServiceName: "db"}}, AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: &yes}},
+			{Addresses: []string{"10.0.0.2"}, Conditions: discoveryv1.EndpointConditions{Ready: &no}}}}
+	return verify.Service{Service: svc, Slices: []*discoveryv1.EndpointSlice{sl}}
+}
+
+func TestDNSRowPerReplica(t *testing.T) {
+	const name = "db.ns.svc.cluster.local."
+	good := answering(t, name, "10.0.0.1")
+	stale := answering(t, name, "10.0.0.1", "10.0.0.2")
+	c := client(nil, dnsPod("coredns-b"), dnsPod("coredns-a"), dnsPod("coredns-c"))
+	o := options(c, dnsTransport{servers: map[string]string{"coredns-a": good, "coredns-b": stale}})
+	rows := DNS(context.Background(), o, "cluster.local", []verify.Service{headlessDB()})
+	got := map[string]verify.DNSRow{}
+	var order []string
+	for _, r := range rows {
+		got[r.Replica], order = r, append(order, r.Replica)
+	}
+	if strings.Join(order, ",") != "kube-system/coredns-a,kube-system/coredns-b,kube-system/coredns-c" {
+		t.Fatalf("rows %v, want one per replica in name order", order)
+	}
+	if r := got["kube-system/coredns-a"]; r.Status != dnsexpect.OK {
+		t.Errorf("replica a answers the ready address alone: %s %s", r.Status, r.Reason)
+	}
+	if r := got["kube-system/coredns-b"]; r.Status != dnsexpect.Drift || !strings.Contains(r.Reason, "10.0.0.2") {
+		t.Errorf("replica b also answers the not-ready address, an hour after the change: %s %s", r.Status, r.Reason)
+	}
+	if r := got["kube-system/coredns-c"]; r.Status != dnsexpect.Unknown || !strings.Contains(r.Reason, "port-forward") {
+		t.Errorf("replica c cannot be forwarded to: %s %s", r.Status, r.Reason)
+	}
+}
+
+func TestDNSNeedsPortForward(t *testing.T) {
+	c := client(map[string]bool{"create pods/portforward": true}, dnsPod("coredns-a"))
+	rows := DNS(context.Background(), options(c, dnsTransport{}), "cluster.local", []verify.Service{headlessDB()})
+	if len(rows) != 1 || rows[0].Status != dnsexpect.Unknown || !strings.Contains(rows[0].Reason, "create pods/portforward in kube-system") {
+		t.Fatalf("without port-forward, the replica is UNKNOWN naming the right: %+v", rows)
+	}
+}
+
+func TestDNSCorefileSetsTheWindow(t *testing.T) {
+	// kubeadm's Corefile keeps the cluster domain out of the cache: a
+	// difference 20 s after the change is drift, not pending.
+	const corefile = `.:53 {
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+       ttl 30
+    }
+    cache 30 {
+       disable success cluster.local
+       disable denial cluster.local
+    }
+}`
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ProxyNamespace, Name: DNSConfigMap}, Data: map[string]string{"Corefile": corefile}}
+	svc := headlessDB()
+	recent := metav1.NewTime(time.Now().Add(-20 * time.Second))
+	svc.Slices[0].CreationTimestamp = recent
+	for _, tc := range []struct {
+		objs []runtime.Object
+		want dnsexpect.Status
+	}{
+		{[]runtime.Object{dnsPod("coredns-a")}, dnsexpect.Pending}, // no Corefile: the cache assumed on, 35 s
+		{[]runtime.Object{dnsPod("coredns-a"), cm}, dnsexpect.Drift},
+	} {
+		stale := answering(t, "db.ns.svc.cluster.local.", "10.0.0.1", "10.0.0.2")
+		rows := DNS(context.Background(), options(client(nil, tc.objs...), dnsTransport{servers: map[string]string{"coredns-a": stale}}), "cluster.local", []verify.Service{svc})
+		if len(rows) != 1 || rows[0].Status != tc.want {
+			t.Errorf("with %d objects: %+v, want %s", len(tc.objs), rows, tc.want)
+		}
+	}
+}
