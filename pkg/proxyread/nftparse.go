@@ -307,4 +307,3 @@ func joinErr(a, b error) string {
 	}
 	return a.Error() + "; " + b.Error()
 }
-
