@@ -216,9 +216,14 @@ func TestExecsAreConstant(t *testing.T) {
 		t.Errorf("iptables: %v, %d execs, %d requests", err, r.Execs, len(n.execs[0]))
 	}
 	n = nftNode(wants[0])
-	r, err = Nftables{}.Read(context.Background(), n.exec, wants)
+	r, err = Nftables{Targeted: 1000}.Read(context.Background(), n.exec, wants)
 	if err != nil || r.Execs != 1 || len(n.execs[0]) != 4*1000 {
-		t.Errorf("nftables: %v, %d execs, %d requests", err, r.Execs, len(n.execs[0]))
+		t.Errorf("nftables, targeted: %v, %d execs, %d requests", err, r.Execs, len(n.execs[0]))
+	}
+	n = nftNode(wants[0])
+	r, err = Nftables{}.Read(context.Background(), n.exec, wants)
+	if err != nil || r.Execs != 1 || !reflect.DeepEqual(n.execs, [][]string{{"ip table kube-proxy"}}) {
+		t.Errorf("nftables, whole table: %v, %d execs, requests %q", err, r.Execs, n.execs)
 	}
 }
 

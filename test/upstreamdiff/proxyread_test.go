@@ -416,8 +416,10 @@ func TestProxyReadRealNftables(t *testing.T) {
 				return "", fmt.Errorf("%w: the nftables proxier: %v", errNoNetns, err)
 			}
 			feed(p, c.in)
-			if err := checkReading(c, proxyread.Nftables{}, proxyread.ModeNftables, localExec); err != nil {
-				return "", err
+			for _, reader := range []proxyread.Nftables{{Targeted: 100}, {Targeted: -1}} {
+				if err := checkReading(c, reader, proxyread.ModeNftables, localExec); err != nil {
+					return "", fmt.Errorf("%+v: %v", reader, err)
+				}
 			}
 			n++
 		}
