@@ -21,6 +21,7 @@ func FuzzParseAnswers(f *testing.F) {
 	f.Add([]byte("-N KUBE-SERVICES\n-A KUBE-SERVICES -d 172.30.0.1/32 -p tcp -m comment --comment \"a\\\"b\" --dport 80 -j KUBE-SVC-X"), uint8(0))
 	f.Add([]byte("-N KUBE-SEP-X\n-A KUBE-SEP-X -p tcp -j DNAT --to-destination [fd00::1]:80"), uint8(0))
 	f.Add([]byte("Error: No such file or directory"), uint8(1))
+	f.Add([]byte("table ip kube-proxy {\n\tmap service-ips {\n\t\telements = { 172.30.0.1 . tcp . 80 : goto x,\n\t\t\t1.2.3.4 . udp . 53 : drop }\n\t}\n\tchain "+c.Cluster+" {\n\t\tdnat to 10.0.0.1:80\n\t}\n}"), uint8(0))
 	f.Add([]byte("@@n begin 0\nx\n@@n end 0 0\n@@n begin 1\n"), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, rc uint8) {
 		lim := Limits{ExecBytes: 1 << 16, LineBytes: 1 << 12, Lines: 100, EndpointChains: 10}
@@ -39,7 +40,7 @@ func FuzzParseAnswers(f *testing.F) {
 			}
 			return n.exec(context.Background(), argv, stdin, limit)
 		}
-		for _, reader := range []Reader{Nftables{Limits: lim}, Iptables{Limits: lim}} {
+		for _, reader := range []Reader{Nftables{Limits: lim, Targeted: 10}, Nftables{Limits: lim, Targeted: -1}, Iptables{Limits: lim}} {
 			r, err := reader.Read(context.Background(), exec, []Want{w})
 			if err != nil || r.Execs > 2 {
 				t.Fatalf("%T: %v, %d execs", reader, err, r.Execs)

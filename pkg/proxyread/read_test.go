@@ -359,3 +359,69 @@ func TestBadWantsAreUnreadableAndNotAsked(t *testing.T) {
 		}
 	}
 }
+
+// tableOf lists a node's chains and map elements as one `nft list table`.
+func tableOf(n *node) string {
+	lines := []string{"table ip kube-proxy {", "\tcomment \"rules for kube-proxy\""}
+	elems := map[string][]string{}
+	for _, req := range sortedKeys(n.listings) {
+		body := strings.Split(n.listings[req], "\n")
+		inner := body[1 : len(body)-1]
+		if strings.HasPrefix(req, "ip element ") {
+			m := strings.Fields(req)[2]
+			for _, l := range inner {
+				if e, ok := strings.CutPrefix(strings.TrimSpace(l), "elements = { "); ok {
+					elems[m] = append(elems[m], strings.TrimSuffix(e, " }"))
+				}
+			}
+			continue
+		}
+		lines = append(lines, inner...)
+	}
+	for _, m := range sortedKeys(elems) {
+		lines = append(lines, "\tmap "+m+" {", "\t\ttype ipv4_addr . inet_proto . inet_service : verdict",
+			"\t\telements = { "+strings.Join(elems[m], ",\n\t\t\t     ")+" }", "\t}")
+	}
+	return strings.Join(append(lines, "}"), "\n")
+}
+
+// The whole table, split, reads as the targeted listings do.
+func TestNftablesWholeTableReadsAsTargeted(t *testing.T) {
+	w := want4("ns", "svc", 80, "172.30.0.1")
+	w2 := want4("ns", "other", 53, "172.30.0.2")
+	n := nftNode(w)
+	c2 := proxyexpect.NftablesChains(w2.Ref)
+	n.listings["ip element no-endpoint-services 172.30.0.2 . tcp . 53"] = nftListing("map", "no-endpoint-services",
+		`elements = { 172.30.0.2 . tcp . 53 comment "ns/other:http" : drop }`)
+	e := proxyexpect.NftablesEndpointChain(w2.Ref, proxyexpect.Endpoint{IP: "10.0.0.7", Port: 53})
+	n.listings["ip chain "+c2.Local] = nftListing("chain", c2.Local, "numgen random mod 1 vmap { 0 : goto "+e+" }")
+	n.listings["ip chain "+e] = nftListing("chain", e, "meta l4proto tcp dnat to 10.0.0.7:53")
+	want, err := Nftables{Targeted: 10}.Read(context.Background(), n.exec, []Want{w, w2})
+	if err != nil || want.Execs != 2 {
+		t.Fatalf("targeted: %v, %d execs", err, want.Execs)
+	}
+	whole := &node{notFound: nftNoSuch, listings: map[string]string{"ip table kube-proxy": tableOf(n)}}
+	got, err := Nftables{Targeted: -1}.Read(context.Background(), whole.exec, []Want{w, w2})
+	if err != nil || got.Execs != 1 {
+		t.Fatalf("whole table: %v, %d execs", err, got.Execs)
+	}
+	if !reflect.DeepEqual(got.Ports, want.Ports) {
+		t.Errorf("the whole table reads\n%+v\nthe targeted listings\n%+v", got.Ports, want.Ports)
+	}
+	if p := got.Ports[1]; !p.NoEndpoints || p.NoEndpointsVerdict != "drop" || !reflect.DeepEqual(p.Local.Endpoints, []string{"10.0.0.7:53"}) {
+		t.Errorf("second port: %+v", p)
+	}
+	// A table listing an object twice, or cut, is unreadable as a whole.
+	for name, table := range map[string]string{
+		"twice": strings.Replace(tableOf(n), "\tmap service-ips {", "\tchain "+proxyexpect.NftablesChains(w.Ref).Cluster+" {\n\t}\n\tmap service-ips {", 1),
+		"cut":   tableOf(n)[:len(tableOf(n))/2],
+	} {
+		whole.listings["ip table kube-proxy"] = table
+		r, err := Nftables{Targeted: -1}.Read(context.Background(), whole.exec, []Want{w, w2})
+		for _, p := range r.Ports {
+			if err != nil || p.Dispatch || p.Cluster.Present || p.Unreadable == "" || p.Cluster.Unreadable == "" {
+				t.Errorf("%s: %v %+v", name, err, p)
+			}
+		}
+	}
+}
