@@ -93,17 +93,16 @@ func nftBody(a answer, fam, kind, name string) ([]string, error) {
 		lines[n-2] != "}" || lines[n-1] != "}" {
 		return nil, fmt.Errorf("not a listing of %s %s", kind, clip(name))
 	}
-	var stmts []string
+	var stmts, cur []string
 	depth := 0
 	for _, l := range lines[2 : n-2] {
-		if depth > 0 {
-			stmts[len(stmts)-1] += " " + l
-		} else {
-			stmts = append(stmts, l)
-		}
+		cur = append(cur, l)
 		depth += strings.Count(l, "{") - strings.Count(l, "}")
 		if depth < 0 {
 			return nil, fmt.Errorf("unbalanced braces in %s %s", kind, clip(name))
+		}
+		if depth == 0 {
+			stmts, cur = append(stmts, strings.Join(cur, " ")), nil
 		}
 	}
 	if depth != 0 {

@@ -12,7 +12,7 @@ import (
 // listed once per family in one exec, split into one listing an object so
 // that the targeted parsers read them.
 func wholeTables(exec Exec, lim Limits, r *Reading) answers {
-	tables := map[string]map[string]answer{}
+	tables := map[string]tableIndex{}
 	broken := map[string]string{}
 	return func(ctx context.Context, reqs []string) (func(string) answer, error) {
 		var fams []string
@@ -34,7 +34,7 @@ func wholeTables(exec Exec, lim Limits, r *Reading) answers {
 			if objs, err := splitTable(ans[i], f); err != nil {
 				broken[f] = err.Error()
 			} else {
-				tables[f] = objs
+				tables[f] = indexTable(objs, f)
 			}
 		}
 		return func(q string) answer {
@@ -112,38 +112,70 @@ func splitTable(a answer, fam string) (map[string]answer, error) {
 	return objs, nil
 }
 
+// tableIndex is a split table and its maps' elements by "MAP KEY", each
+// as `nft get element` prints it; "MAP" alone holds why a map is
+// unreadable.
+type tableIndex struct {
+	objs  map[string]answer
+	elems map[string]answer
+}
+
+func indexTable(objs map[string]answer, fam string) tableIndex {
+	idx := tableIndex{objs: objs, elems: map[string]answer{}}
+	for obj, m := range objs {
+		kind, name, _ := strings.Cut(obj, " ")
+		if kind != "map" {
+			continue
+		}
+		stmts, err := nftBody(m, fam, "map", name)
+		if err != nil {
+			idx.elems[name] = answer{rc: -1, missing: err.Error()}
+			continue
+		}
+		for _, s := range stmts {
+			inner, ok := strings.CutPrefix(s, "elements = { ")
+			if !ok {
+				continue
+			}
+			for _, e := range strings.Split(strings.TrimSuffix(inner, " }"), ",") {
+				e = strings.TrimSpace(e)
+				k := name + " " + elementKey(e)
+				if _, dup := idx.elems[k]; dup {
+					idx.elems[k] = answer{rc: -1, missing: "an element listed twice in map " + clip(name)}
+					continue
+				}
+				idx.elems[k] = answer{out: []string{m.out[0], m.out[1], "elements = { " + e + " }", "}", "}"}}
+			}
+		}
+	}
+	return idx
+}
+
+// elementKey is an element's key: what precedes its comment and verdict.
+func elementKey(e string) string {
+	k, _, _ := strings.Cut(e, " : ")
+	k, _, _ = strings.Cut(k, " comment ")
+	return k
+}
+
 // lookup answers one request from a split table: a chain's own listing,
 // or an element as `nft get element` prints it.
-func lookup(objs map[string]answer, q string) answer {
+func lookup(idx tableIndex, q string) answer {
 	f := strings.SplitN(q, " ", 4)
-	if len(f) < 3 {
-		return answer{rc: -1, missing: "a request not understood"}
-	}
-	if f[1] == "chain" {
-		if a, ok := objs["chain "+f[2]]; ok {
+	switch {
+	case len(f) == 3 && f[1] == "chain":
+		if a, ok := idx.objs["chain "+f[2]]; ok {
+			return a
+		}
+		return notFound
+	case len(f) == 4 && f[1] == "element":
+		if a, ok := idx.elems[f[2]]; ok {
+			return a
+		}
+		if a, ok := idx.elems[f[2]+" "+f[3]]; ok {
 			return a
 		}
 		return notFound
 	}
-	m, ok := objs["map "+f[2]]
-	if !ok || len(f) != 4 {
-		return notFound
-	}
-	stmts, err := nftBody(m, f[0], "map", f[2])
-	if err != nil {
-		return answer{rc: -1, missing: err.Error()}
-	}
-	for _, s := range stmts {
-		inner, ok := strings.CutPrefix(s, "elements = { ")
-		if !ok {
-			continue
-		}
-		for _, e := range strings.Split(strings.TrimSuffix(inner, " }"), ",") {
-			e = strings.TrimSpace(e)
-			if strings.HasPrefix(e, f[3]+" : ") || strings.HasPrefix(e, f[3]+" comment ") {
-				return answer{out: []string{m.out[0], m.out[1], "elements = { " + e + " }", "}", "}"}}
-			}
-		}
-	}
-	return notFound
+	return answer{rc: -1, missing: "a request not understood"}
 }

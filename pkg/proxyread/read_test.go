@@ -168,7 +168,9 @@ func iptNode(w Want) *node {
 		"iptables filter KUBE-SERVICES": "-N KUBE-SERVICES",
 		"iptables nat " + c.Cluster: "-N " + c.Cluster + "\n" +
 			`-A ` + c.Cluster + ` ! -s 10.0.0.0/8 -d ` + w.ClusterIP + `/32 -p tcp -m tcp --dport 80 -j KUBE-MARK-MASQ` + "\n" +
-			`-A ` + c.Cluster + ` -m comment --comment "ns/svc:http -> 10.0.0.1:8080" -j ` + sep,
+			`-A ` + c.Cluster + ` -m comment --comment "ns/svc:http -> 10.0.0.1:8080" -j ` + sep + "\n" +
+			// a comment that jumps only if its escaped quotes are misread
+			`-A ` + c.Cluster + ` -j KUBE-MARK-MASQ -m comment --comment "x\" -j KUBE-SEP-EVIL \""`,
 		"iptables nat " + sep: "-N " + sep + "\n" +
 			`-A ` + sep + ` -s 10.0.0.1/32 -m comment --comment "a \"quoted\" word" -j KUBE-MARK-MASQ` + "\n" +
 			`-A ` + sep + ` -p tcp -m tcp -j DNAT --to-destination 10.0.0.1:8080`,
@@ -192,6 +194,12 @@ func TestIptablesReadsDispatchAndEndpoints(t *testing.T) {
 	}
 	if p.Local.Present || p.Local.Unreadable != "" || r.Execs != 2 {
 		t.Errorf("local chain %+v, %d execs", p.Local, r.Execs)
+	}
+	// A listing holding another chain's rule is not the chain's.
+	n.listings["iptables nat "+c.Cluster] += "\n-A KUBE-SVC-OTHER -j KUBE-MARK-MASQ"
+	r, _ = Iptables{}.Read(context.Background(), n.exec, []Want{w})
+	if got := r.Ports[0].Cluster; got.Present || got.Unreadable == "" {
+		t.Errorf("a listing with another chain's rule: %+v", got)
 	}
 	// No endpoints: the filter table's REJECT, no dispatch.
 	n.listings["iptables nat KUBE-SERVICES"] = "-N KUBE-SERVICES"
@@ -396,6 +404,9 @@ func TestNftablesWholeTableReadsAsTargeted(t *testing.T) {
 	e := proxyexpect.NftablesEndpointChain(w2.Ref, proxyexpect.Endpoint{IP: "10.0.0.7", Port: 53})
 	n.listings["ip chain "+c2.Local] = nftListing("chain", c2.Local, "numgen random mod 1 vmap { 0 : goto "+e+" }")
 	n.listings["ip chain "+e] = nftListing("chain", e, "meta l4proto tcp dnat to 10.0.0.7:53")
+	// An element of the same IP and a port it prefixes, asked of no one.
+	n.listings["ip element service-ips 172.30.0.1 . tcp . 8080"] = nftListing("map", "service-ips",
+		"elements = { 172.30.0.1 . tcp . 8080 : goto service-X-ns/x/tcp/http }")
 	want, err := Nftables{Targeted: 10}.Read(context.Background(), n.exec, []Want{w, w2})
 	if err != nil || want.Execs != 2 {
 		t.Fatalf("targeted: %v, %d execs", err, want.Execs)
