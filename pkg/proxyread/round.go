@@ -26,8 +26,9 @@ type Limits struct {
 }
 
 // DefaultLimits: 64 MiB an exec, a line of 1 MiB (some 40,000 endpoints
-// in one map), 100,000 lines a listing, 200,000 endpoint chains.
-var DefaultLimits = Limits{ExecBytes: 64 << 20, LineBytes: 1 << 20, Lines: 100000, EndpointChains: 200000}
+// in one map), 1,000,000 lines a listing (a whole nftables table of
+// 44,000 Services lists some 300,000), 200,000 endpoint chains.
+var DefaultLimits = Limits{ExecBytes: 64 << 20, LineBytes: 1 << 20, Lines: 1000000, EndpointChains: 200000}
 
 func (l Limits) orDefault() Limits {
 	if l.ExecBytes <= 0 {
