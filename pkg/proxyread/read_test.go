@@ -434,7 +434,7 @@ func TestNftablesWholeTableReadsAsTargeted(t *testing.T) {
 				t.Errorf("%s: %v %+v", name, err, p)
 			}
 		}
-	}	// A map listing the wanted key twice (two verdicts): no dispatch is read.
+	} // A map listing the wanted key twice (two verdicts): no dispatch is read.
 	whole.listings["ip table kube-proxy"] = strings.Replace(tableOf(n), "elements = { 172.30.0.1 . tcp . 80 : goto ",
 		"elements = { 172.30.0.1 . tcp . 80 : goto service-X-ns/x/tcp/http, 172.30.0.1 . tcp . 80 : goto ", 1)
 	r, err := Nftables{Targeted: -1}.Read(context.Background(), whole.exec, []Want{w, w2})
