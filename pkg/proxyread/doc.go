@@ -1,13 +1,32 @@
 // Package proxyread reads what a node's service proxy programmed for a set
-// of service ports, by name: it derives the chains and map entries
-// kube-proxy would program (pkg/proxyexpect's names), asks the node for
-// exactly those through a few execs into the node's kube-proxy Pod (a
-// constant number per node, whatever the number of Services), and parses the
-// answers into a Reading. It never dumps a whole table and never reads
-// iptables comments.
+// of service ports, by name: it derives the chains and map keys kube-proxy
+// would program (pkg/proxyexpect's names), asks the node for them through
+// at most two execs into the node's kube-proxy Pod, whatever the number of
+// Services, and parses the answers into a Reading. It never reads iptables
+// comments: the endpoints a chain sends to are its endpoint chains' DNAT
+// destinations (iptables) or its DNAT map's (nftables), never derived from
+// hashed names or expected endpoints.
+//
+// Each exec is `/bin/sh -c SCRIPT` (IptablesScript, NftablesScript) with
+// one request a line on stdin; the script runs one iptables or nft command
+// a request and brackets each output between markers carrying a nonce
+// fresh for the exec, so one exec covers any number of requests:
+//
+//   - iptables: KUBE-SERVICES of the nat and filter tables once per family
+//     (the dispatch chain, one rule a Service: a rule cannot be checked by
+//     its spec without its comment), each port's KUBE-SVC- and KUBE-SVL-
+//     chains, then, in a second exec, the KUBE-SEP- chains they jump to.
+//   - nftables, up to Nftables.Targeted ports: each port's service-ips and
+//     no-endpoint-services elements (nft get element) and its service- and
+//     local- chains (nft list chain), then, for session affinity only, the
+//     endpoint- chains they jump to. Past that many ports, the kube-proxy
+//     table of each family is listed once and split: nft 1.0.6 fetches the
+//     whole table for every `list chain` and cannot batch listings.
 //
 // The exec itself is the caller's (Exec): this package builds the commands
 // and their input and parses their output, so that it is tested without a
-// cluster, and so that a broken or hostile node's answer is bounded and
-// parsed defensively here, in one place.
+// cluster, and so that a broken or hostile node's answer is bounded
+// (Limits) and parsed defensively here, in one place: an answer cut,
+// malformed, over a bound or an error other than "no such object" makes
+// what it should have shown unreadable, with a reason, never present.
 package proxyread

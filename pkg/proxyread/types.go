@@ -16,9 +16,11 @@ const (
 
 // Want is one service port of one IP family whose rules are to be read: its
 // ref (which names its chains), its cluster IP, port and protocol (which key
-// its dispatch), and the endpoints expected of it (their endpoint chains are
-// read by name, so that a missing one is found; an unexpected one is found
-// from the service chain's jumps).
+// its dispatch). Both policy chains are read whatever the port expects, so
+// that a chain present where none is expected is found too; the endpoints a
+// chain sends to are read from what the node holds (the service chain's
+// map, or the endpoint chains it jumps to and their DNAT rules), never
+// derived from the expected endpoints or from hashed names.
 type Want struct {
 	Ref       proxyexpect.PortRef
 	Family    string // "IPv4" or "IPv6"
@@ -35,6 +37,10 @@ type Chain struct {
 	Endpoints []string
 	// Rules are the lines read, the evidence, bounded.
 	Rules []string
+	// Unreadable says why the chain could not be read ("" when it was):
+	// the node's answer was cut, malformed or an error other than "no such
+	// chain". An unreadable chain is never Present and has no Endpoints.
+	Unreadable string
 }
 
 // PortState is one Want as the node programmed it.
@@ -44,10 +50,20 @@ type PortState struct {
 	// element; iptables: the KUBE-SERVICES rule jumping to the port's chain).
 	Dispatch         bool
 	DispatchEvidence string
+	// DispatchTarget is the chain the dispatch sends to: the Cluster
+	// chain, or the Local chain under internalTrafficPolicy Local.
+	DispatchTarget string
 	// NoEndpoints: the port is programmed as having no endpoints (nftables:
 	// the no-endpoint-services element; iptables: the REJECT in
 	// KUBE-SERVICES / KUBE-EXTERNAL-SERVICES).
 	NoEndpoints bool
+	// NoEndpointsVerdict is "reject" (no endpoints anywhere) or "drop"
+	// (internalTrafficPolicy Local without a local endpoint), as read.
+	NoEndpointsVerdict  string
+	NoEndpointsEvidence string
+	// Unreadable says why the dispatch or the no-endpoint entry could not
+	// be read ("" when both were); Dispatch and NoEndpoints are then false.
+	Unreadable string
 	// Cluster is the Cluster policy's chain (service- / KUBE-SVC-), Local
 	// the Local policy's (local- / KUBE-SVL-).
 	Cluster, Local Chain

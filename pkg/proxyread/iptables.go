@@ -1,0 +1,212 @@
+package proxyread
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
+)
+
+// IptablesScript answers requests "I CMD TABLE CHAIN" with
+// `CMD -w 5 -t TABLE -S CHAIN`, CMD iptables or ip6tables: one chain a
+// process, as `iptables -S` lists one chain or all of a table. Every word
+// comes from stdin and is quoted; the command reads no stdin.
+const IptablesScript = `read -r n || exit 2
+while read -r i cmd table chain; do
+case $cmd in
+iptables|ip6tables) out=$("$cmd" -w 5 -t "$table" -S "$chain" </dev/null 2>&1) ;;
+*) out="bad request"; false ;;
+esac
+rc=$?
+printf '@@%s begin %s\n%s\n@@%s end %s %s\n' "$n" "$i" "$out" "$n" "$i" "$rc"
+done
+`
+
+// kubeServices is kube-proxy's dispatch chain: in the nat table, a rule a
+// cluster IP and port jumping to the port's KUBE-SVC- (or, under
+// internalTrafficPolicy Local, KUBE-SVL-) chain; in the filter table, the
+// REJECT (no endpoints) or DROP (no local endpoint) of a port without
+// endpoints. It holds a rule for every Service, so it is listed once per
+// table and family, whatever the number of wanted ports: a rule cannot be
+// checked by its spec (-C) without its comment, which kube-proxy writes
+// and this package does not rely on.
+const kubeServices = "KUBE-SERVICES"
+
+// Iptables reads kube-proxy's iptables mode: in one exec, KUBE-SERVICES of
+// the nat and filter tables of each wanted family and each wanted port's
+// KUBE-SVC- and KUBE-SVL- chains; in a second exec, the KUBE-SEP- chains
+// those jump to, whose DNAT rules say where traffic goes.
+type Iptables struct{ Limits Limits }
+
+func (t Iptables) Read(ctx context.Context, exec Exec, want []Want) (Reading, error) {
+	lim := t.Limits.orDefault()
+	r := Reading{Mode: ModeIptables, Ports: make([]PortState, len(want))}
+	at := map[string]int{} // request -> index
+	var reqs []string
+	ask := func(req string) {
+		if _, ok := at[req]; !ok {
+			at[req] = len(reqs)
+			reqs = append(reqs, req)
+		}
+	}
+	for i, w := range want {
+		r.Ports[i] = PortState{Want: w}
+		if _, _, err := iptKey(w); err != nil {
+			r.Ports[i].Unreadable = err.Error()
+			continue
+		}
+		cmd, c := iptCommand(w.Family), proxyexpect.IptablesChains(w.Ref)
+		ask(cmd + " nat " + kubeServices)
+		ask(cmd + " filter " + kubeServices)
+		ask(cmd + " nat " + c.Cluster)
+		ask(cmd + " nat " + c.Local)
+	}
+	ans, err := round(ctx, exec, IptablesScript, reqs, lim, &r)
+	if err != nil {
+		return r, err
+	}
+	get := func(req string) answer { return ans[at[req]] }
+	idx := map[string]iptIndex{} // each KUBE-SERVICES parsed once
+	index := func(req string) iptIndex {
+		if _, ok := idx[req]; !ok {
+			idx[req] = newIptIndex(get(req))
+		}
+		return idx[req]
+	}
+	seps := map[string]bool{}
+	for i, w := range want {
+		p := &r.Ports[i]
+		if p.Unreadable != "" {
+			continue
+		}
+		cmd, c := iptCommand(w.Family), proxyexpect.IptablesChains(w.Ref)
+		iptDispatch(p, index(cmd+" nat "+kubeServices), index(cmd+" filter "+kubeServices))
+		p.Cluster = iptChain(get(cmd+" nat "+c.Cluster), c.Cluster, lim)
+		p.Local = iptChain(get(cmd+" nat "+c.Local), c.Local, lim)
+		for _, ch := range []*Chain{&p.Cluster, &p.Local} {
+			for _, sep := range iptJumps(ch.Rules) {
+				seps[cmd+" nat "+sep] = true
+			}
+		}
+	}
+	return r, t.readEndpointChains(ctx, exec, &r, seps, lim)
+}
+
+func (t Iptables) readEndpointChains(ctx context.Context, exec Exec, r *Reading, seps map[string]bool, lim Limits) error {
+	reqs := sortedKeys(seps)
+	if len(reqs) > lim.EndpointChains {
+		markJumpers(r, iptJumps, fmt.Sprintf("over %d endpoint chains", lim.EndpointChains))
+		return nil
+	}
+	ans, err := round(ctx, exec, IptablesScript, reqs, lim, r)
+	if err != nil {
+		return err
+	}
+	dests := map[string]Chain{}
+	for i, req := range reqs {
+		dests[req] = iptChain(ans[i], strings.Fields(req)[2], lim)
+	}
+	for i := range r.Ports {
+		cmd := iptCommand(r.Ports[i].Want.Family)
+		for _, ch := range []*Chain{&r.Ports[i].Cluster, &r.Ports[i].Local} {
+			follow(ch, iptJumps(ch.Rules), func(e string) Chain { return dests[cmd+" nat "+e] })
+		}
+	}
+	return nil
+}
+
+func iptCommand(family string) string {
+	if family == "IPv6" {
+		return "ip6tables"
+	}
+	return "iptables"
+}
+
+// iptKey is the want's destination as iptables -S prints it ("IP/32" or
+// "IP/128") and its protocol and port.
+func iptKey(w Want) (dest string, protoPort [2]string, err error) {
+	ip, err := wantIP(w)
+	if err != nil {
+		return "", protoPort, err
+	}
+	proto, port, err := wantPort(w)
+	if err != nil {
+		return "", protoPort, err
+	}
+	c := proxyexpect.IptablesChains(w.Ref)
+	if !iptName(c.Cluster) || !iptName(c.Local) {
+		return "", protoPort, fmt.Errorf("chain name %q is not one kube-proxy writes", clip(c.Cluster))
+	}
+	return fmt.Sprintf("%s/%d", ip, ip.BitLen()), [2]string{proto, port}, nil
+}
+
+var iptName = regexp.MustCompile(`^KUBE-[A-Z0-9-]{1,40}$`).MatchString
+
+// noSuchChain: what iptables and ip6tables print for a chain that does
+// not exist. iptables-nft 1.8.9 (Debian bookworm's, under the kube-proxy
+// image) says "chain `X' in table `nat' is incompatible, use 'nft' tool"
+// for a missing chain; a KUBE- chain that is really incompatible is none
+// kube-proxy wrote (it writes through iptables-restore), so reading it as
+// absent errs on the side of a chain reported missing, never present.
+func noSuchChain(a answer) bool {
+	for _, l := range a.out {
+		if strings.Contains(l, "No chain/target/match by that name") ||
+			strings.HasSuffix(l, "is incompatible, use 'nft' tool.") {
+			return true
+		}
+	}
+	return false
+}
+
+// iptChain is a chain as `-S CHAIN` lists it, with the destinations of its
+// own DNAT rules.
+func iptChain(a answer, name string, lim Limits) Chain {
+	ch := Chain{Name: name}
+	switch {
+	case a.missing != "":
+		ch.Unreadable = a.missing
+		return ch
+	case a.rc != 0 && noSuchChain(a):
+		return ch
+	case a.rc != 0:
+		ch.Unreadable = failure(a)
+		return ch
+	}
+	rules, err := iptRules(a, name)
+	if err != nil {
+		ch.Unreadable = err.Error()
+		return ch
+	}
+	var eps []string
+	for _, r := range rules {
+		if r.target != "DNAT" {
+			continue
+		}
+		to := r.opt("--to-destination")
+		ep, err := addrPort(to, ":")
+		if err != nil {
+			ch.Unreadable = "a DNAT rule not understood: " + clip(r.line)
+			return ch
+		}
+		eps = append(eps, ep)
+	}
+	ch.Present, ch.Endpoints = true, sortedUnique(eps)
+	for _, r := range rules {
+		ch.Rules = append(ch.Rules, r.line)
+	}
+	return ch
+}
+
+// iptJumps are the KUBE-SEP- chains a service chain's rules jump to.
+func iptJumps(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		r, err := iptParse(l)
+		if err == nil && strings.HasPrefix(r.target, "KUBE-SEP-") && iptName(r.target) {
+			out = append(out, r.target)
+		}
+	}
+	return sortedUnique(out)
+}

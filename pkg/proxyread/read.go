@@ -1,0 +1,15 @@
+package proxyread
+
+import "fmt"
+
+// For returns the Reader of a proxy mode, its answers bounded by lim (the
+// zero Limits: DefaultLimits).
+func For(mode Mode, lim Limits) (Reader, error) {
+	switch mode {
+	case ModeNftables:
+		return Nftables{Limits: lim}, nil
+	case ModeIptables:
+		return Iptables{Limits: lim}, nil
+	}
+	return nil, fmt.Errorf("proxy mode %q is not one kube-proxy runs in (%s or %s)", clip(string(mode)), ModeNftables, ModeIptables)
+}
