@@ -17,7 +17,7 @@ func AddFlags(cmd *cobra.Command, output *string, r *Run) {
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	f.DurationVar(&r.NodeTimeout, "node-timeout", 10*time.Second, "The longest all of one node's reads may take; a node slower than that is UNKNOWN")
 	f.IntVar(&r.Concurrency, "concurrency", 8, "How many nodes are read at once")
-	f.Int64Var(&r.Limit, "max-answer-size", 4<<20, "The most bytes read from any one answer of a node")
+	f.Int64Var(&r.Limit, "max-answer-size", 32<<20, "The most bytes read from any one answer of a node")
 	f.BoolVar(&r.Settle, "settle", false, "Read drifting nodes again, once, after --sync-period")
 	f.StringVar(&r.Domain, "cluster-domain", "cluster.local", "The cluster domain the DNS replicas serve")
 	f.DurationVar(&r.SyncPeriod, "sync-period", 30*time.Second, "kube-proxy's sync period (its health timeout is twice it)")
@@ -42,6 +42,6 @@ func (r *Run) Connect(load func() (*rest.Config, error), client kubernetes.Inter
 		return exit.Usagef("cannot load kubeconfig: %v", err)
 	}
 	t, err := NewREST(cfg, client)
-	r.Client, r.Transport, r.Readers = client, t, Readers()
+	r.Client, r.Transport, r.Readers = client, t, Readers(r.Limit)
 	return err
 }

@@ -150,11 +150,21 @@ func slicesByService(ctx context.Context, client kubernetes.Interface, ns string
 	return out, nil
 }
 
-// Readers are the rule readers by kube-proxy mode. pkg/proxyread's
-// nftables and iptables readers are registered here; a mode without one
-// leaves every node's rules tier UNKNOWN ("no rule reader").
-func Readers() map[proxyread.Mode]proxyread.Reader {
-	return map[proxyread.Mode]proxyread.Reader{}
+// Readers are the rule readers by kube-proxy mode, pkg/proxyread's
+// nftables and iptables readers, each exec's answer bounded by limit (the
+// --max-answer-size); a mode without one leaves every node's rules tier
+// UNKNOWN ("no rule reader").
+func Readers(limit int64) map[proxyread.Mode]proxyread.Reader {
+	out := map[proxyread.Mode]proxyread.Reader{}
+	for _, m := range []proxyread.Mode{proxyread.ModeNftables, proxyread.ModeIptables} {
+		lim := proxyread.DefaultLimits
+		lim.ExecBytes = limit
+		r, err := proxyread.For(m, lim)
+		if err == nil {
+			out[m] = r
+		}
+	}
+	return out
 }
 
 // Exit is the run's exit code: agree 0, drift exit.Changes, could not

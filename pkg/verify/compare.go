@@ -21,8 +21,13 @@ type portKey struct {
 // any other port a no-endpoints verdict; a policy chain exists, with
 // exactly its policy's endpoints, when the port uses that policy and the
 // policy has endpoints. Chains of a policy the port does not use are not
-// judged: the proxy may remove them only on its next full sync.
-func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int, missing, extra []Finding) {
+// judged: the proxy may remove them only on its next full sync. The
+// dispatch goes to the Local chain under internalTrafficPolicy Local, to
+// the Cluster chain otherwise; a port without internal endpoints rejects
+// when it has no endpoint anywhere and drops otherwise. What the node's
+// answer did not let the reader read is unchecked (each reason once per
+// port), never missing.
+func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int, missing, extra []Finding, unchecked []string) {
 	read := map[portKey]proxyread.PortState{}
 	for _, st := range r.Ports {
 		read[portKey{st.Want.Ref, st.Want.Family}] = st
@@ -36,17 +41,11 @@ func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int,
 			st = proxyread.PortState{Want: e.want}
 		}
 		target := fmt.Sprintf("%s:%d/%s", e.want.ClusterIP, e.port.Port, e.port.Protocol)
-		switch {
-		case hasInternal && !st.Dispatch:
-			missing = append(missing, with(base, "dispatch", "", "", target))
-		case !hasInternal && st.Dispatch:
-			extra = append(extra, with(base, "dispatch", "", "", target+": "+st.DispatchEvidence))
-		}
-		switch {
-		case !hasInternal && !st.NoEndpoints:
-			missing = append(missing, with(base, "no-endpoints", "", "", target))
-		case hasInternal && st.NoEndpoints:
-			extra = append(extra, with(base, "no-endpoints", "", "", target))
+		if st.Unreadable != "" {
+			unchecked = append(unchecked, e.svc+" "+target+": "+st.Unreadable)
+		} else {
+			m, x := compareDispatch(e, st, hasInternal, base, target)
+			missing, extra = append(missing, m...), append(extra, x...)
 		}
 		for _, pol := range []struct {
 			uses  bool
@@ -54,6 +53,10 @@ func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int,
 			chain proxyread.Chain
 		}{{e.port.UsesCluster, e.port.Cluster, st.Cluster}, {e.port.UsesLocal, e.port.Local, st.Local}} {
 			if !pol.uses {
+				continue
+			}
+			if pol.chain.Unreadable != "" {
+				unchecked = append(unchecked, e.svc+" chain "+pol.chain.Name+": "+pol.chain.Unreadable)
 				continue
 			}
 			m, x := diffEndpoints(pol.want, pol.chain)
@@ -67,7 +70,43 @@ func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int,
 			}
 		}
 	}
-	return expected, programmed, missing, extra
+	return expected, programmed, missing, extra, unchecked
+}
+
+// compareDispatch holds a port's dispatch and no-endpoints verdict against
+// what its endpoints call for.
+func compareDispatch(e portExp, st proxyread.PortState, hasInternal bool, base Finding, target string) (missing, extra []Finding) {
+	switch {
+	case hasInternal && !st.Dispatch:
+		missing = append(missing, with(base, "dispatch", "", "", target))
+	case !hasInternal && st.Dispatch:
+		extra = append(extra, with(base, "dispatch", "", "", target+": "+st.DispatchEvidence))
+	case hasInternal && st.DispatchTarget != "":
+		want := st.Cluster.Name
+		if e.internalLocal {
+			want = st.Local.Name
+		}
+		if want != "" && st.DispatchTarget != want {
+			f := with(base, "dispatch", want, "", target+" goes to "+st.DispatchTarget)
+			missing = append(missing, f)
+		}
+	}
+	switch {
+	case !hasInternal && !st.NoEndpoints:
+		missing = append(missing, with(base, "no-endpoints", "", "", target))
+	case hasInternal && st.NoEndpoints:
+		extra = append(extra, with(base, "no-endpoints", "", "", target))
+	case !hasInternal && st.NoEndpointsVerdict != "":
+		want := "reject"
+		if e.port.HasEndpoints {
+			// Endpoints elsewhere, none here under internalTrafficPolicy Local.
+			want = "drop"
+		}
+		if st.NoEndpointsVerdict != want {
+			missing = append(missing, with(base, "no-endpoints", "", "", target+" is "+st.NoEndpointsVerdict+", not "+want))
+		}
+	}
+	return missing, extra
 }
 
 // diffEndpoints returns the expected endpoints the chain lacks and those it

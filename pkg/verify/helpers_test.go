@@ -74,3 +74,5 @@ const (
 	corev1InternalLocal = corev1.ServiceInternalTrafficPolicyLocal
 	corev1LastChange    = corev1.EndpointsLastChangeTriggerTime
 )
+
+const discoveryv1LabelServiceName = "kubernetes.io/service-name"

@@ -65,7 +65,8 @@ func judgeNode(in Input, since []*time.Time, n NodeState) NodeRow {
 	ports, hcs := expectFor(in.Services, since, proxyexpect.NodeOf(n.Node))
 	row.Missing, row.Extra = compareHealthChecks(hcs, n.HealthChecks)
 	if r := n.Rules.Value; r != nil {
-		exp, prog, miss, extra := compareRules(ports, *r)
+		exp, prog, miss, extra, unchecked := compareRules(ports, *r)
+		row.Unchecked = unchecked
 		row.Expected, row.Programmed = exp, prog
 		row.Missing, row.Extra = append(row.Missing, miss...), append(row.Extra, extra...)
 		row.Evidence = evidenceOf(r.Ports)
@@ -101,6 +102,8 @@ func verdict(n NodeState, row NodeRow, drift int) (Status, string) {
 			why = "rules not read"
 		}
 		return Unknown, why
+	case len(row.Unchecked) > 0:
+		return Unknown, fmt.Sprintf("%d of the node's rules could not be read (%s)", len(row.Unchecked), row.Unchecked[0])
 	case len(row.Missing)+len(row.Extra) > 0:
 		return Pending, count + ": the proxy has not synced since the slices changed and is healthy"
 	}

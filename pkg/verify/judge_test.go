@@ -260,3 +260,66 @@ func TestDNSRowsCountInTheRun(t *testing.T) {
 		t.Errorf("an unknown replica: %s %q", rep.Status, rep.Diagnosis)
 	}
 }
+
+func TestDispatchTargetAndNoEndpointsVerdict(t *testing.T) {
+	n := node("node-a")
+	svcs := []Service{web("10.0.0.1")}
+	r := programmed(svcs, n)
+	r.Ports[0].Local.Name = "local-X-web"
+	r.Ports[0].DispatchTarget = r.Ports[0].Cluster.Name
+	if row := run(svcs, healthyNode(n, r, t0)).Nodes[0]; row.Status != OK {
+		t.Fatalf("dispatch to the Cluster chain under Cluster policy: %s %q", row.Status, findings(row.Missing))
+	}
+	r.Ports[0].DispatchTarget = "local-X-web"
+	if row := run(svcs, healthyNode(n, r, t0)).Nodes[0]; row.Status != Drift || findings(row.Missing) != "dispatch" {
+		t.Errorf("dispatch to the Local chain under Cluster policy: %s missing %q", row.Status, findings(row.Missing))
+	}
+
+	// internalTrafficPolicy Local on a node without a local endpoint, while
+	// the Service has one elsewhere: kube-proxy drops, it does not reject.
+	s := web("10.0.0.1")
+	s.Service.Spec.InternalTrafficPolicy = ptr(corev1InternalLocal)
+	local := []Service{s}
+	nb := node("node-b")
+	for _, tc := range []struct {
+		verdict string
+		want    Status
+	}{{"drop", OK}, {"reject", Drift}} {
+		r := proxyread.Reading{Ports: []proxyread.PortState{{Want: Wants(local, nb)[0], NoEndpoints: true, NoEndpointsVerdict: tc.verdict}}}
+		if row := run(local, healthyNode(nb, r, t0)).Nodes[0]; row.Status != tc.want {
+			t.Errorf("%s on a node without local endpoints: %s, want %s", tc.verdict, row.Status, tc.want)
+		}
+	}
+	empty := []Service{web()}
+	r = programmed(empty, n)
+	for _, tc := range []struct {
+		verdict string
+		want    Status
+	}{{"reject", OK}, {"drop", Drift}} {
+		r.Ports[0].NoEndpointsVerdict = tc.verdict
+		if row := run(empty, healthyNode(n, r, t0)).Nodes[0]; row.Status != tc.want {
+			t.Errorf("%s for a Service without endpoints: %s, want %s", tc.verdict, row.Status, tc.want)
+		}
+	}
+}
+
+func TestUnreadableRulesAreUncheckedNotMissing(t *testing.T) {
+	n := node("node-a")
+	svcs := []Service{web("10.0.0.1")}
+	r := programmed(svcs, n)
+	r.Ports[0].Dispatch, r.Ports[0].Unreadable = false, "answer cut"
+	r.Ports[0].Cluster = proxyread.Chain{Name: r.Ports[0].Cluster.Name, Unreadable: "answer cut"}
+	row := run(svcs, healthyNode(n, r, t0)).Nodes[0]
+	if row.Status != Unknown || len(row.Missing)+len(row.Extra) != 0 || len(row.Unchecked) != 2 || !strings.Contains(row.Reason, "answer cut") {
+		t.Fatalf("unreadable rules: %s %q, missing %q extra %q unchecked %q", row.Status, row.Reason, findings(row.Missing), findings(row.Extra), row.Unchecked)
+	}
+	// A difference read elsewhere still drifts.
+	two := []Service{web("10.0.0.1"), web("10.0.0.2")}
+	two[1].Service.Name, two[1].Slices[0].Labels[discoveryv1LabelServiceName] = "db", "db"
+	r = programmed(two, n)
+	r.Ports[0].Unreadable = "answer cut"
+	r.Ports[1].Cluster.Endpoints = nil
+	if row := run(two, healthyNode(n, r, t0)).Nodes[0]; row.Status != Drift {
+		t.Errorf("an unreadable port beside a missing endpoint: %s", row.Status)
+	}
+}

@@ -193,6 +193,9 @@ type NodeRow struct {
 	Status       Status     `json:"status"`
 	Reason       string     `json:"reason,omitempty"`
 	Tiers        []TierRow  `json:"tiers"`
+	// Unchecked says which of the node's rules could not be read (a cut
+	// or malformed answer): they are neither missing nor extra.
+	Unchecked []string `json:"unchecked,omitempty"`
 	// Evidence is what the rules tier read, per service port.
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
@@ -207,7 +210,10 @@ type Evidence struct {
 	ClusterIP        string `json:"clusterIP"`
 	Dispatch         bool   `json:"dispatch"`
 	DispatchEvidence string `json:"dispatchEvidence,omitempty"`
+	DispatchTarget   string `json:"dispatchTarget,omitempty"`
 	NoEndpoints      bool   `json:"noEndpoints"`
+	NoEndpointsRule  string `json:"noEndpointsVerdict,omitempty"`
+	Unreadable       string `json:"unreadable,omitempty"`
 	Cluster          Chain  `json:"cluster"`
 	Local            Chain  `json:"local"`
 }
@@ -218,13 +224,16 @@ type Chain struct {
 	Present   bool     `json:"present"`
 	Endpoints []string `json:"endpoints,omitempty"`
 	Rules     []string `json:"rules,omitempty"`
+	// Unreadable says why the chain could not be read.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 func evidenceOf(ports []proxyread.PortState) []Evidence {
 	out := make([]Evidence, 0, len(ports))
 	for _, p := range ports {
 		out = append(out, Evidence{Service: p.Want.Ref.Namespace + "/" + p.Want.Ref.Service, Port: p.Want.Ref.Port, Family: p.Want.Family,
-			ClusterIP: p.Want.ClusterIP, Dispatch: p.Dispatch, DispatchEvidence: p.DispatchEvidence, NoEndpoints: p.NoEndpoints,
+			ClusterIP: p.Want.ClusterIP, Dispatch: p.Dispatch, DispatchEvidence: p.DispatchEvidence, DispatchTarget: p.DispatchTarget,
+			NoEndpoints: p.NoEndpoints, NoEndpointsRule: p.NoEndpointsVerdict, Unreadable: p.Unreadable,
 			Cluster: Chain(p.Cluster), Local: Chain(p.Local)})
 	}
 	return out
