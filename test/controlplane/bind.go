@@ -25,26 +25,8 @@ func (n *Node) bind(ctx context.Context) {
 			nodes, err = n.cp.Admin.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		}
 		if err == nil && nodes != nil {
-			placed := pods.Items
-			for _, p := range pods.Items {
-				if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
-					continue
-				}
-				target := pickNode(&p, nodes.Items, placed)
-				if target == "" {
-					continue
-				}
-				err := n.cp.Admin.CoreV1().Pods(p.Namespace).Bind(ctx, &corev1.Binding{
-					ObjectMeta: metav1.ObjectMeta{Name: p.Name, UID: p.UID},
-					Target:     corev1.ObjectReference{Kind: "Node", Name: target},
-				}, metav1.CreateOptions{})
-				if err == nil {
-					// The next Pod of this round sees this one placed (two
-					// replicas of one Deployment, spread by anti-affinity).
-					bound := *p.DeepCopy()
-					bound.Spec.NodeName = target
-					placed = append(append([]corev1.Pod(nil), placed...), bound)
-				}
+			for _, b := range assign(pods.Items, nodes.Items) {
+				_ = n.cp.Admin.CoreV1().Pods(b.Namespace).Bind(ctx, &b, metav1.CreateOptions{})
 			}
 		}
 		select {
@@ -52,6 +34,28 @@ func (n *Node) bind(ctx context.Context) {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// assign binds each Pod without a node, not being deleted, to the node
+// pickNode chooses, in the list's order; each sees those before it placed
+// (two replicas of one Deployment, spread by anti-affinity, in one round).
+func assign(pods []corev1.Pod, nodes []corev1.Node) []corev1.Binding {
+	placed := append([]corev1.Pod(nil), pods...)
+	var out []corev1.Binding
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		target := pickNode(p, nodes, placed)
+		if target == "" {
+			continue
+		}
+		out = append(out, corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+			Target: corev1.ObjectReference{Kind: "Node", Name: target}})
+		placed[i].Spec.NodeName = target
+	}
+	return out
 }
 
 func hasUnbound(pods []corev1.Pod) bool {

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,5 +76,38 @@ func TestPickNodeAntiAffinity(t *testing.T) {
 		if got := pickNode(pod, nodes, c.placed); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestAssignSpreadsReplicas: two unbound replicas with kubeadm's
+// preferred anti-affinity, listed in one round, go one to each node; a Pod
+// being deleted or already bound is not bound again; the input is left.
+func TestAssignSpreadsReplicas(t *testing.T) {
+	node := func(name string) corev1.Node {
+		return corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	}
+	dns := map[string]string{"k8s-app": "kube-dns"}
+	spec := corev1.PodSpec{Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: dns}, TopologyKey: "kubernetes.io/hostname"}}}}}}
+	pod := func(name string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kube-system", Labels: dns}, Spec: *spec.DeepCopy()}
+	}
+	deleting := pod("deleting")
+	deleting.DeletionTimestamp = &metav1.Time{}
+	bound := pod("bound-elsewhere")
+	bound.Labels = nil
+	bound.Spec.NodeName = "n-a"
+	pods := []corev1.Pod{deleting, bound, pod("dns-1"), pod("dns-2")}
+	got := map[string]string{}
+	for _, b := range assign(pods, []corev1.Node{node("n-b"), node("n-a")}) {
+		got[b.Namespace+"/"+b.Name] = b.Target.Name
+	}
+	if want := map[string]string{"kube-system/dns-1": "n-a", "kube-system/dns-2": "n-b"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("bindings %v, want %v", got, want)
+	}
+	if pods[2].Spec.NodeName != "" || pods[3].Spec.NodeName != "" {
+		t.Fatal("assign changed its input")
 	}
 }

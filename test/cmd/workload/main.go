@@ -124,7 +124,7 @@ func resolve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want ?name=NAME", http.StatusBadRequest)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	addrs, err := net.DefaultResolver.LookupHost(ctx, name)
 	if err != nil {
