@@ -97,13 +97,14 @@ authorization:
   mode: AlwaysAllow
 resolvConf: %[3]s
 clusterDomain: cluster.local
+clusterDNS: [%[4]s]
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: "1Mi", nodefs.available: "1%%", imagefs.available: "1%%", nodefs.inodesFree: "1%%"}
 syncFrequency: 5s
 nodeStatusUpdateFrequency: 5s
 shutdownGracePeriod: 0s
-`, n.sock, n.opts.IP, filepath.Join(n.dir, "resolv.conf"))
+`, n.sock, n.opts.IP, filepath.Join(n.dir, "resolv.conf"), strings.Join(n.opts.ClusterDNS, ", "))
 	kubeconfig := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster: {server: %q, insecure-skip-tls-verify: true}\n"+
 		"users:\n- name: kubelet\n  user: {token: %q}\ncontexts:\n- name: kubelet\n  context: {cluster: local, user: kubelet}\ncurrent-context: kubelet\n",
 		n.apiServerURL(), n.cp.tokenOf(kubeletUser(n.opts.Name)))
