@@ -40,7 +40,7 @@ func FuzzParseAnswers(f *testing.F) {
 			}
 			return n.exec(context.Background(), argv, stdin, limit)
 		}
-		for _, reader := range []Reader{Nftables{Limits: lim, Targeted: 10}, Nftables{Limits: lim, Targeted: -1}, Iptables{Limits: lim}} {
+		for _, reader := range []Reader{Nftables{Limits: lim, Targeted: 10}, Nftables{Limits: lim, Targeted: -1}, Iptables{Limits: lim}, Iptables{Limits: lim, Targeted: -1}} {
 			r, err := reader.Read(context.Background(), exec, []Want{w})
 			if err != nil || r.Execs > 2 {
 				t.Fatalf("%T: %v, %d execs", reader, err, r.Execs)

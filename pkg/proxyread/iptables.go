@@ -11,12 +11,15 @@ import (
 
 // IptablesScript answers requests "I CMD TABLE CHAIN" with
 // `CMD -w 5 -t TABLE -S CHAIN`, CMD iptables or ip6tables: one chain a
-// process, as `iptables -S` lists one chain or all of a table. Every word
-// comes from stdin and is quoted; the command reads no stdin.
+// process, as `iptables -S` lists one chain or all of a table; and
+// requests "I CMD-save TABLE" with `CMD-save -t TABLE` (the whole table;
+// iptables-save takes no lock, so no -w). Every word comes from stdin and
+// is quoted; the command reads no stdin.
 const IptablesScript = `read -r n || exit 2
 while read -r i cmd table chain; do
 case $cmd in
 iptables|ip6tables) out=$("$cmd" -w 5 -t "$table" -S "$chain" </dev/null 2>&1) ;;
+iptables-save|ip6tables-save) out=$("$cmd" -t "$table" </dev/null 2>&1) ;;
 *) out="bad request"; false ;;
 esac
 rc=$?
@@ -34,20 +37,38 @@ done
 // and this package does not rely on.
 const kubeServices = "KUBE-SERVICES"
 
-// Iptables reads kube-proxy's iptables mode: in one exec, KUBE-SERVICES of
+// Iptables reads kube-proxy's iptables mode, one of two ways.
+//
+// Targeted (at most Targeted wanted ports): in one exec, KUBE-SERVICES of
 // the nat and filter tables of each wanted family and each wanted port's
 // KUBE-SVC- and KUBE-SVL- chains; in a second exec, the KUBE-SEP- chains
 // those jump to, whose DNAT rules say where traffic goes.
-type Iptables struct{ Limits Limits }
+//
+// Whole tables (more ports): one exec of `iptables-save -t nat` and `-t
+// filter` (ip6tables-save for IPv6) once per wanted family, split into
+// chains and read as the targeted listings, the KUBE-SEP- chains
+// included. iptables lists one chain in milliseconds whatever the table's
+// size, but each chain costs a process: two a port took 9-11 s for 1,000
+// Services, one save of each table a fraction of a second.
+type Iptables struct {
+	Limits Limits
+	// Targeted is the most wanted ports read chain by chain: 0 means
+	// DefaultTargeted, a negative value none (the tables always).
+	Targeted int
+}
 
 func (t Iptables) Read(ctx context.Context, exec Exec, want []Want) (Reading, error) {
 	lim := t.Limits.orDefault()
 	r := Reading{Mode: ModeIptables, Ports: make([]PortState, len(want))}
-	at := map[string]int{} // request -> index
+	ask := targeted(exec, IptablesScript, lim, &r)
+	if t.whole(len(want)) {
+		ask = wholeSaves(exec, lim, &r)
+	}
+	asked := map[string]bool{}
 	var reqs []string
-	ask := func(req string) {
-		if _, ok := at[req]; !ok {
-			at[req] = len(reqs)
+	add := func(req string) {
+		if !asked[req] {
+			asked[req] = true
 			reqs = append(reqs, req)
 		}
 	}
@@ -58,16 +79,15 @@ func (t Iptables) Read(ctx context.Context, exec Exec, want []Want) (Reading, er
 			continue
 		}
 		cmd, c := iptCommand(w.Family), proxyexpect.IptablesChains(w.Ref)
-		ask(cmd + " nat " + kubeServices)
-		ask(cmd + " filter " + kubeServices)
-		ask(cmd + " nat " + c.Cluster)
-		ask(cmd + " nat " + c.Local)
+		add(cmd + " nat " + kubeServices)
+		add(cmd + " filter " + kubeServices)
+		add(cmd + " nat " + c.Cluster)
+		add(cmd + " nat " + c.Local)
 	}
-	ans, err := round(ctx, exec, IptablesScript, reqs, lim, &r)
+	get, err := ask(ctx, reqs)
 	if err != nil {
 		return r, err
 	}
-	get := func(req string) answer { return ans[at[req]] }
 	idx := map[string]iptIndex{} // each KUBE-SERVICES parsed once
 	index := func(req string) iptIndex {
 		if _, ok := idx[req]; !ok {
@@ -91,22 +111,34 @@ func (t Iptables) Read(ctx context.Context, exec Exec, want []Want) (Reading, er
 			}
 		}
 	}
-	return r, t.readEndpointChains(ctx, exec, &r, seps, lim)
+	return r, t.readEndpointChains(ctx, ask, &r, seps, lim)
 }
 
-func (t Iptables) readEndpointChains(ctx context.Context, exec Exec, r *Reading, seps map[string]bool, lim Limits) error {
+// whole: the tables are saved whole for this many wanted ports.
+func (t Iptables) whole(ports int) bool {
+	most := t.Targeted
+	if most == 0 {
+		most = DefaultTargeted
+	}
+	return ports > most
+}
+
+func (t Iptables) readEndpointChains(ctx context.Context, ask answers, r *Reading, seps map[string]bool, lim Limits) error {
 	reqs := sortedKeys(seps)
 	if len(reqs) > lim.EndpointChains {
 		markJumpers(r, iptJumps, fmt.Sprintf("over %d endpoint chains", lim.EndpointChains))
 		return nil
 	}
-	ans, err := round(ctx, exec, IptablesScript, reqs, lim, r)
+	if len(reqs) == 0 {
+		return nil
+	}
+	get, err := ask(ctx, reqs)
 	if err != nil {
 		return err
 	}
 	dests := map[string]Chain{}
-	for i, req := range reqs {
-		dests[req] = iptChain(ans[i], strings.Fields(req)[2], lim)
+	for _, req := range reqs {
+		dests[req] = iptChain(get(req), strings.Fields(req)[2], lim)
 	}
 	for i := range r.Ports {
 		cmd := iptCommand(r.Ports[i].Want.Family)

@@ -62,7 +62,7 @@ type answers func(ctx context.Context, reqs []string) (func(string) answer, erro
 func (n Nftables) Read(ctx context.Context, exec Exec, want []Want) (Reading, error) {
 	lim := n.Limits.orDefault()
 	r := Reading{Mode: ModeNftables, Ports: make([]PortState, len(want))}
-	ask := targeted(exec, lim, &r)
+	ask := targeted(exec, NftablesScript, lim, &r)
 	if n.whole(len(want)) {
 		ask = wholeTables(exec, lim, &r)
 	}
@@ -114,10 +114,10 @@ func (n Nftables) whole(ports int) bool {
 	return ports > most
 }
 
-// targeted answers requests with one exec of NftablesScript.
-func targeted(exec Exec, lim Limits, r *Reading) answers {
+// targeted answers requests with one exec of script.
+func targeted(exec Exec, script string, lim Limits, r *Reading) answers {
 	return func(ctx context.Context, reqs []string) (func(string) answer, error) {
-		ans, err := round(ctx, exec, NftablesScript, reqs, lim, r)
+		ans, err := round(ctx, exec, script, reqs, lim, r)
 		if err != nil {
 			return nil, err
 		}

@@ -219,9 +219,15 @@ func TestExecsAreConstant(t *testing.T) {
 		wants = append(wants, want4("ns", fmt.Sprintf("svc%d", i), 80, fmt.Sprintf("172.30.%d.%d", i/250, i%250+1)))
 	}
 	n := iptNode(wants[0])
-	r, err := Iptables{}.Read(context.Background(), n.exec, wants)
+	r, err := Iptables{Targeted: 1000}.Read(context.Background(), n.exec, wants)
 	if err != nil || r.Execs != 2 || len(n.execs[0]) != 2+2*1000 {
-		t.Errorf("iptables: %v, %d execs, %d requests", err, r.Execs, len(n.execs[0]))
+		t.Errorf("iptables, targeted: %v, %d execs, %d requests", err, r.Execs, len(n.execs[0]))
+	}
+	n = iptSaveNode(iptNode(wants[0]))
+	r, err = Iptables{}.Read(context.Background(), n.exec, wants)
+	if err != nil || r.Execs != 1 || !reflect.DeepEqual(n.execs, [][]string{{"iptables-save nat", "iptables-save filter"}}) ||
+		!reflect.DeepEqual(r.Ports[0].Cluster.Endpoints, []string{"10.0.0.1:8080"}) {
+		t.Errorf("iptables, whole tables: %v, %d execs, requests %q, %+v", err, r.Execs, n.execs, r.Ports[0])
 	}
 	n = nftNode(wants[0])
 	r, err = Nftables{Targeted: 1000}.Read(context.Background(), n.exec, wants)
