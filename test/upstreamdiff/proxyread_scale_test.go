@@ -108,7 +108,7 @@ func TestProxyReadScale(t *testing.T) {
 				return "", err
 			}
 		}
-		readers := []proxyread.Reader{proxyread.Nftables{}, proxyread.Iptables{}}
+		readers := []proxyread.Reader{proxyread.Nftables{}, proxyread.Iptables{}, proxyread.Iptables{Targeted: *readScale}}
 		if *readScaleTargeted {
 			readers = append(readers, proxyread.Nftables{Targeted: *readScale})
 		}

@@ -256,7 +256,8 @@ func feed(p proxyHandler, in proxyInput) {
 
 // fakeIptablesExec answers the iptables reader's script from a fake
 // iptables, as `iptables -S CHAIN` prints a chain: "-N CHAIN" and its
-// rules as the proxier wrote them.
+// rules as the proxier wrote them; and `iptables-save -t TABLE` as the
+// fake saves a table.
 func fakeIptablesExec(ipt *iptablestest.FakeIPTables) proxyread.Exec {
 	return func(_ context.Context, argv []string, stdin []byte, limit int64) ([]byte, error) {
 		if len(argv) != 3 || argv[2] != proxyread.IptablesScript {
@@ -267,7 +268,17 @@ func fakeIptablesExec(ipt *iptablestest.FakeIPTables) proxyread.Exec {
 		nonce := lines[0]
 		for _, l := range lines[1:] {
 			f := strings.Fields(l)
-			body, rc := fakeListing(ipt, f[2], f[3])
+			var body string
+			rc := 0
+			if strings.HasSuffix(f[1], "-save") && len(f) == 3 {
+				var buf bytes.Buffer
+				if err := ipt.SaveInto(utiliptables.Table(f[2]), &buf); err != nil {
+					return nil, err
+				}
+				body = buf.String()
+			} else {
+				body, rc = fakeListing(ipt, f[2], f[3])
+			}
 			fmt.Fprintf(&out, "@@%s begin %s\n%s\n@@%s end %s %d\n", nonce, f[0], body, nonce, f[0], rc)
 		}
 		if int64(out.Len()) > limit {
@@ -293,7 +304,8 @@ func fakeListing(ipt *iptablestest.FakeIPTables, table, chain string) (string, i
 // fake iptables) over random inputs, reads each port's rules through the
 // iptables reader from the fake's chains, and requires the reading to be
 // what proxyexpect computes: dispatch and its chain, no-endpoint verdict,
-// each policy chain and the endpoints its KUBE-SEP- chains DNAT to.
+// each policy chain and the endpoints its KUBE-SEP- chains DNAT to; both
+// chain by chain and from the tables saved whole.
 func TestProxyReadIptablesProxier(t *testing.T) {
 	inNetns(t, func() (string, error) {
 		n := 0
@@ -302,8 +314,10 @@ func TestProxyReadIptablesProxier(t *testing.T) {
 			if err != nil {
 				return "", err
 			}
-			if err := checkReading(c, proxyread.Iptables{}, proxyread.ModeIptables, fakeIptablesExec(ipt)); err != nil {
-				return "", err
+			for _, reader := range []proxyread.Iptables{{Targeted: 100}, {Targeted: -1}} {
+				if err := checkReading(c, reader, proxyread.ModeIptables, fakeIptablesExec(ipt)); err != nil {
+					return "", fmt.Errorf("%+v: %v", reader, err)
+				}
 			}
 			n++
 		}
@@ -340,9 +354,10 @@ func run(stdin string, argv ...string) (string, error) {
 // into the real iptables of a network namespace of its own
 // (iptables-restore of the fake's nat and filter tables) and reads them
 // back with the reader's exact script through /bin/sh and the real
-// iptables -S: the commands and the parser against the real tool.
+// iptables -S, and the real iptables-save: the commands and the parser
+// against the real tool.
 func TestProxyReadRealIptables(t *testing.T) {
-	for _, bin := range []string{"iptables", "ip6tables", "iptables-restore", "ip6tables-restore", "sh"} {
+	for _, bin := range []string{"iptables", "ip6tables", "iptables-restore", "ip6tables-restore", "iptables-save", "ip6tables-save", "sh"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Skipf("no %s here: %v", bin, err)
 		}
@@ -367,8 +382,10 @@ func TestProxyReadRealIptables(t *testing.T) {
 					return "", err
 				}
 			}
-			if err := checkReading(c, proxyread.Iptables{}, proxyread.ModeIptables, localExec); err != nil {
-				return "", err
+			for _, reader := range []proxyread.Iptables{{Targeted: 100}, {Targeted: -1}} {
+				if err := checkReading(c, reader, proxyread.ModeIptables, localExec); err != nil {
+					return "", fmt.Errorf("%+v: %v", reader, err)
+				}
 			}
 			n++
 		}
