@@ -12,10 +12,14 @@
 // a request and brackets each output between markers carrying a nonce
 // fresh for the exec, so one exec covers any number of requests:
 //
-//   - iptables: KUBE-SERVICES of the nat and filter tables once per family
-//     (the dispatch chain, one rule a Service: a rule cannot be checked by
-//     its spec without its comment), each port's KUBE-SVC- and KUBE-SVL-
-//     chains, then, in a second exec, the KUBE-SEP- chains they jump to.
+//   - iptables, up to Iptables.Targeted ports: KUBE-SERVICES of the nat
+//     and filter tables once per family (the dispatch chain, one rule a
+//     Service: a rule cannot be checked by its spec without its comment),
+//     each port's KUBE-SVC- and KUBE-SVL- chains (iptables -S), then, in a
+//     second exec, the KUBE-SEP- chains they jump to. Past that many
+//     ports, one exec saves the nat and filter tables of each family
+//     (iptables-save, ip6tables-save) and splits them into chains, read
+//     as the -S listings: each -S is a process, two a port.
 //   - nftables, up to Nftables.Targeted ports: each port's service-ips and
 //     no-endpoint-services elements (nft get element) and its service- and
 //     local- chains (nft list chain), then, for session affinity only, the
