@@ -85,7 +85,7 @@ func TestSettleReadsDriftingNodesAgain(t *testing.T) {
 }
 
 func TestNoServicesSelectedReadsNoNode(t *testing.T) {
-	o := options(client(nil), hangOn{"any"})
+	o := options(client(nil), hangOn{pod: "any"})
 	rep, err := Run{Options: o, SyncPeriod: time.Second}.Verify(context.Background(), nil, true)
 	if err != nil || rep.Status != verify.OK || len(rep.Nodes) != 0 || rep.Diagnosis != "no Services selected: nothing to verify" {
 		t.Fatalf("%+v, %v", rep, err)
