@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -349,5 +350,17 @@ func TestExecOutputBounded(t *testing.T) {
 	}
 	if _, err := l.Write([]byte("6789")); !errors.Is(err, ErrTooLarge) || b.String() != "12345" {
 		t.Fatalf("past the limit: %v, kept %q", err, b.String())
+	}
+}
+
+// client-go's websocket executor and dialer fail an upgrade with
+// k8s.io/streaming's UpgradeFailureError: that is what falls back to SPDY.
+func TestWebsocketUpgradeFailureFallsBack(t *testing.T) {
+	forbidden := &streamhttp.UpgradeFailureError{Cause: errors.New(`pods "kp" is forbidden: cannot get resource "pods/exec"`)}
+	if !fallback(fmt.Errorf("exec: %w", forbidden)) {
+		t.Error("a failed websocket upgrade does not fall back to SPDY")
+	}
+	if fallback(errors.New("connection reset")) {
+		t.Error("any error falls back")
 	}
 }
