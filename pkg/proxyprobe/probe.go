@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -201,7 +202,9 @@ func result[T any](ctx context.Context, within time.Duration, err error, parse f
 		err = perr
 	}
 	switch {
-	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+		// A connection's deadline (the ctx's, set on the socket) can
+		// pass a moment before the ctx says so.
 		return verify.Result[T]{Err: fmt.Sprintf("no answer within %s", within)}
 	case apierrors.IsForbidden(err):
 		return verify.Result[T]{Err: "forbidden: " + oneLine(err.Error())}

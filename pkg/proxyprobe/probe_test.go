@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -362,5 +364,15 @@ func TestWebsocketUpgradeFailureFallsBack(t *testing.T) {
 	}
 	if fallback(errors.New("connection reset")) {
 		t.Error("any error falls back")
+	}
+}
+
+// A socket's deadline, passed a moment before its ctx's, is the node
+// timeout too.
+func TestSocketDeadlineIsTheTimeout(t *testing.T) {
+	err := fmt.Errorf("reading x: %w", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded})
+	got := result(context.Background(), time.Second, err, func() (int, error) { return 0, nil })
+	if got.Err != "no answer within 1s" {
+		t.Errorf("got %q", got.Err)
 	}
 }
