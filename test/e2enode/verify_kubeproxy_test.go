@@ -161,9 +161,10 @@ func verifyTopology(t *testing.T, ns string) {
 	}
 }
 
-// verifyRBAC is the documented RBAC of verify (the read-only ClusterRole
-// and Role, and the Role of everything), as the docs give it, and the
-// bindings to the ServiceAccount SA of namespace NS.
+// verifyReadRBAC and verifyFullRBAC are verify's RBAC exactly as
+// docs/verify.md gives it: the read-only ClusterRole and Role, and the
+// Role of everything (create only: on 1.35+ the websocket upgrade also
+// needs get, so it is refused and verify falls back to SPDY).
 const verifyReadRBAC = `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
@@ -188,6 +189,10 @@ rules:
 - apiGroups: [""]
   resources: ["pods/proxy"]
   verbs: ["get"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  resourceNames: ["coredns"]
+  verbs: ["get"]
 `
 
 const verifyFullRBAC = `apiVersion: rbac.authorization.k8s.io/v1
@@ -199,10 +204,10 @@ rules:
 - apiGroups: [""]
   resources: ["pods/portforward", "pods/exec"]
   verbs: ["create"]
-# Clusters before 1.30 authorize the websocket upgrade of exec and port-forward as "get"
-# (verify falls back to SPDY, a POST, which needs "create"): add "get" there if wanted.
 `
 
+// verifyBindings binds the role (a ClusterRole when cluster, else a Role
+// of kube-system) to the ServiceAccount sa of ns.
 func verifyBindings(role, sa, ns string, cluster bool) string {
 	if cluster {
 		return fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
