@@ -78,15 +78,19 @@ e2e-dns: control-plane coredns
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_COREDNS="$(COREDNS)" $(GO) test ./e2e -run '^TestDNS' -count=1 -v -timeout 10m
 
 ## e2e-node: kubectl-slices as real Pods on a real node (kubelet, containerd, bridge CNI, kube-proxy
-## as a DaemonSet, images built here), as root in namespaces of its own; kubelet, kube-proxy and
-## containerd are built once (hack/build-node.sh).
+## as a DaemonSet, CoreDNS as kubeadm's Deployment and kube-dns Service, images built here), as
+## root in namespaces of its own; kubelet, kube-proxy and containerd are built once
+## (hack/build-node.sh), CoreDNS too (hack/build-coredns.sh).
 ## Needs root, runc and the CNI plugins (hack/node-prereqs.sh installs Debian's when it can).
-e2e-node: control-plane
+e2e-node: control-plane coredns
 	@./hack/node-prereqs.sh
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
+		KUBECTL_SLICES_COREDNS="$(COREDNS)" \
 		$(GO) test ./e2enode -count=1 -v -timeout 20m
-	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null || pgrep -x kube-proxy >/dev/null; then \
-		echo "node processes left behind:"; pgrep -af "$$(./hack/build-node.sh | tail -n 1)/"; pgrep -ax kube-proxy; exit 1; fi
+	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null || pgrep -x kube-proxy >/dev/null \
+		|| pgrep -fx '/coredns -conf /etc/coredns/Corefile' >/dev/null; then \
+		echo "node processes left behind:"; pgrep -af "$$(./hack/build-node.sh | tail -n 1)/"; pgrep -ax kube-proxy; \
+		pgrep -afx '/coredns -conf /etc/coredns/Corefile'; exit 1; fi
 
 ## compat: the core scenarios against kube-apiserver and kube-controller-manager of every
 ## supported release, each built once from the Go module proxy (not part of make test)

@@ -18,8 +18,9 @@
 //
 // On request (StartNode, for make e2e-node) real nodes join: containerd
 // and a kubelet built by hack/build-node.sh, a bridge CNI, and a loop that
-// binds Pods to the first node they fit (nodeSelector, required node
-// affinity) in place of kube-scheduler. The first node changes the network
+// binds Pods to a node they fit (nodeSelector, required node affinity, pod
+// anti-affinity; the first by name among equals) in place of
+// kube-scheduler. The kubelets' clusterDNS is NodeOptions.ClusterDNS. The first node changes the network
 // and mounts, so it runs only in namespaces of its own (NodeNetwork
 // checks); the API server then binds an address Pods can reach
 // (Options.BindAddress, AdvertiseAddress). A second node (NodeOptions.Own)

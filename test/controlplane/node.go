@@ -63,6 +63,10 @@ type NodeOptions struct {
 	// Images are OCI archives imported into containerd before the kubelet
 	// starts.
 	Images []string
+	// ClusterDNS is the kubelet's clusterDNS, the nameservers of the
+	// resolv.conf it writes for Pods of dnsPolicy ClusterFirst (the
+	// kube-dns Service's ClusterIP); none when empty.
+	ClusterDNS []string
 	// CNIBinDir holds the bridge, host-local and loopback plugins; Runc is
 	// the runc binary. Debian: /usr/lib/cni and /usr/sbin/runc.
 	CNIBinDir, Runc string

@@ -32,10 +32,35 @@ func (n *Node) writeConfigs() error {
    "ipam": {"type": "host-local", "ranges": [[{"subnet": %q}]], "routes": [{"dst": "0.0.0.0/0"}]}}
 ]}
 `, n.opts.PodCIDR)
+	containerd := n.containerdConfig(netd)
+	kubelet := n.kubeletConfig()
+	kubeconfig := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster: {server: %q, insecure-skip-tls-verify: true}\n"+
+		"users:\n- name: kubelet\n  user: {token: %q}\ncontexts:\n- name: kubelet\n  context: {cluster: local, user: kubelet}\ncurrent-context: kubelet\n",
+		n.apiServerURL(), n.cp.tokenOf(kubeletUser(n.opts.Name)))
+	for name, content := range map[string]string{
+		filepath.Join(netd, "10-e2e.conflist"): cni,
+		"containerd.toml":                      containerd,
+		"kubelet.yaml":                         kubelet,
+		"kubelet.kubeconfig":                   kubeconfig,
+		"resolv.conf":                          "",
+	} {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(n.dir, name)
+		}
+		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// containerdConfig is containerd's configuration, the CNI configuration in
+// netd.
+func (n *Node) containerdConfig(netd string) string {
 	// restrict_oom_score_adj and disable_apparmor: a sandbox may forbid
 	// lowering OOM scores and may have no AppArmor. The opt and NRI plugins
 	// would write outside the node's directory; not needed.
-	containerd := fmt.Sprintf(`version = 3
+	return fmt.Sprintf(`version = 3
 root = %[1]q
 state = %[2]q
 disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.nri.v1.nri"]
@@ -71,13 +96,17 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.nri.v1.nri"]
   stream_server_port = "0"
 `, filepath.Join(n.dir, "containerd-root"), filepath.Join(n.dir, "containerd-state"), n.sock, n.sock+".ttrpc",
 		n.opts.PauseImage, n.opts.Runc, n.opts.CNIBinDir, netd)
+}
+
+// kubeletConfig is the kubelet's configuration.
+func (n *Node) kubeletConfig() string {
 	// Settings a container sandbox cannot honour are off: cgroup v1 is
 	// accepted, no QoS cgroups or node-allocatable enforcement, no swap
 	// check, no kernel-default protection. Image GC and disk eviction are
 	// off: the images are imported, never pulled again. Anonymous,
 	// always-allowed access to the kubelet's API stays inside the node's
 	// network namespace (kube-apiserver's logs and exec go through it).
-	kubelet := fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
+	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 failCgroupV1: false
 cgroupDriver: cgroupfs
@@ -97,29 +126,12 @@ authorization:
   mode: AlwaysAllow
 resolvConf: %[3]s
 clusterDomain: cluster.local
+clusterDNS: [%[4]s]
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: "1Mi", nodefs.available: "1%%", imagefs.available: "1%%", nodefs.inodesFree: "1%%"}
 syncFrequency: 5s
 nodeStatusUpdateFrequency: 5s
 shutdownGracePeriod: 0s
-`, n.sock, n.opts.IP, filepath.Join(n.dir, "resolv.conf"))
-	kubeconfig := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster: {server: %q, insecure-skip-tls-verify: true}\n"+
-		"users:\n- name: kubelet\n  user: {token: %q}\ncontexts:\n- name: kubelet\n  context: {cluster: local, user: kubelet}\ncurrent-context: kubelet\n",
-		n.apiServerURL(), n.cp.tokenOf(kubeletUser(n.opts.Name)))
-	for name, content := range map[string]string{
-		filepath.Join(netd, "10-e2e.conflist"): cni,
-		"containerd.toml":                      containerd,
-		"kubelet.yaml":                         kubelet,
-		"kubelet.kubeconfig":                   kubeconfig,
-		"resolv.conf":                          "",
-	} {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(n.dir, name)
-		}
-		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
+`, n.sock, n.opts.IP, filepath.Join(n.dir, "resolv.conf"), strings.Join(n.opts.ClusterDNS, ", "))
 }

@@ -3,7 +3,10 @@
 // kube-proxy as kubeadm runs it (a DaemonSet of an image built here with
 // Debian's nft and iptables, kubeproxy_manifests_test.go), and images built
 // locally from static binaries. kube-proxy routes every ClusterIP, the
-// kubernetes Service's too. It needs root and runs in network, mount and
+// kubernetes Service's too. CoreDNS runs as kubeadm deploys it (two
+// replicas, the kube-dns Service at 10.96.0.10, the kubelets' clusterDNS;
+// coredns_manifests_test.go) when KUBECTL_SLICES_COREDNS names
+// hack/build-coredns.sh's folder; the DNS tests skip without it. It needs root and runs in network, mount and
 // PID namespaces of its own, so that everything it starts, mounts or routes
 // ends with it.
 //

@@ -35,6 +35,9 @@ const (
 	zoneA    = "zone-a"
 	zoneB    = "zone-b"
 	zoneKey  = "topology.kubernetes.io/zone"
+	// coreDNSEnv names hack/build-coredns.sh's folder (its binary
+	// coredns): the CoreDNS image and the DNS tests need it.
+	coreDNSEnv = "KUBECTL_SLICES_COREDNS"
 	// insideEnv marks the re-executed test binary, inside its namespaces;
 	// it holds the directory of the binaries and images built outside.
 	insideEnv = "KUBECTL_SLICES_NODE_INSIDE"
@@ -186,6 +189,12 @@ func runInside(m *testing.M, nodeBin string) int {
 		fmt.Fprintln(os.Stderr, "e2enode:", err)
 		return 1
 	}
+	// CoreDNS is applied, not waited for: the DNS tests wait for its
+	// replicas, the others need none.
+	if err := deployCoreDNS(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "e2enode:", err)
+		return 1
+	}
 	fmt.Fprintf(os.Stderr, "e2enode: control plane, two nodes and kube-proxy Ready in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
 }
@@ -194,12 +203,14 @@ func runInside(m *testing.M, nodeBin string) int {
 // stop stops those started.
 func startNodes(ctx context.Context, nodeBin string) (stop func(), err error) {
 	var images []string
-	for _, f := range []string{"pause.tar", "plugin.tar", "workload.tar", "kube-proxy.tar"} {
-		images = append(images, filepath.Join(artifacts, f))
+	for _, f := range []string{"pause.tar", "plugin.tar", "workload.tar", "kube-proxy.tar", "coredns.tar"} {
+		if _, err := os.Stat(filepath.Join(artifacts, f)); err == nil || f != "coredns.tar" {
+			images = append(images, filepath.Join(artifacts, f))
+		}
 	}
 	opts := func(name, ip, cidr, zone string, peers []string) controlplane.NodeOptions {
 		return controlplane.NodeOptions{Name: name, BinDir: nodeBin, IP: ip, PodCIDR: cidr, Own: peers != nil, PeerCIDRs: peers, Labels: map[string]string{zoneKey: zone},
-			PauseImage: pauseImage, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc", Images: images}
+			PauseImage: pauseImage, ClusterDNS: []string{dnsServiceIP}, CNIBinDir: "/usr/lib/cni", Runc: "/usr/sbin/runc", Images: images}
 	}
 	stop = func() {
 		nodeB.Stop()
@@ -221,13 +232,18 @@ func repoRoot() string {
 }
 
 // buildArtifacts builds kubectl-slices (also the plugin kubectl runs here),
-// the workload and pause static, and an image archive of each, and the
-// kube-proxy image from nodeBin's kube-proxy.
+// the workload and pause static, and an image archive of each, the
+// kube-proxy image from nodeBin's kube-proxy, and, when coreDNSEnv names
+// CoreDNS's folder, hack/dnsprobe and the CoreDNS image.
 func buildArtifacts(dir, nodeBin string) error {
 	builds := []struct{ out, pkg, modDir string }{
 		{"kubectl-slices", "./cmd/kubectl-slices", repoRoot()},
 		{"workload", "./cmd/workload", filepath.Join(repoRoot(), "test")},
 		{"pause", "./cmd/pause", filepath.Join(repoRoot(), "test")},
+	}
+	coreDNS := os.Getenv(coreDNSEnv)
+	if coreDNS != "" {
+		builds = append(builds, struct{ out, pkg, modDir string }{"dnsprobe", "./hack/dnsprobe", repoRoot()})
 	}
 	tags, err := controlplane.BuildTags(repoRoot())
 	if err != nil {
@@ -262,6 +278,14 @@ func buildArtifacts(dir, nodeBin string) error {
 		file string
 		img  ociimage.Image
 	}{"kube-proxy.tar", proxy})
+	if coreDNS != "" {
+		// CoreDNS's binary is static (CGO_ENABLED=0): nothing else goes in.
+		images = append(images, struct {
+			file string
+			img  ociimage.Image
+		}{"coredns.tar", ociimage.Image{Name: coreDNSImage, Files: map[string]string{"/coredns": filepath.Join(coreDNS, "coredns")},
+			Entrypoint: []string{"/coredns"}}})
+	}
 	for _, i := range images {
 		if err := ociimage.Write(filepath.Join(dir, i.file), i.img); err != nil {
 			return err

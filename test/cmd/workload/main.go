@@ -8,17 +8,24 @@
 // apart; GET /fetch?url=URL&count=N makes N requests to URL from the Pod's
 // network, each on a new connection (a new choice of backend), and answers
 // one line per request: the body, or "error: ..." (a Pod without a shell or
-// curl still tests a Service's ClusterIP from where Pods stand).
+// curl still tests a Service's ClusterIP from where Pods stand). GET
+// /resolve?name=NAME looks NAME up with Go's resolver, which reads the
+// /etc/resolv.conf the kubelet wrote (its nameserver, search list and
+// ndots), and answers the addresses sorted, one a line, or 502 and the
+// error.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -67,6 +74,7 @@ func main() {
 		fmt.Fprintln(w, name)
 	})
 	mux.HandleFunc("GET /fetch", fetch)
+	mux.HandleFunc("GET /resolve", resolve)
 	mux.HandleFunc("POST /ready/on", set(true))
 	mux.HandleFunc("POST /ready/off", set(false))
 	srv := &http.Server{Addr: *addr, Handler: mux}
@@ -107,4 +115,22 @@ func fetchOne(client *http.Client, url string) string {
 		return fmt.Sprintf("error: status %d, %v", resp.StatusCode, err)
 	}
 	return strings.TrimSpace(string(body))
+}
+
+// resolve serves /resolve: the addresses of ?name=, each lookup bounded.
+func resolve(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	if name == "" {
+		http.Error(w, "want ?name=NAME", http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupHost(ctx, name)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	sort.Strings(addrs)
+	fmt.Fprint(w, strings.Join(addrs, "\n")+"\n")
 }
