@@ -16,11 +16,14 @@ import (
 // TestVerifyKubeProxy runs `kubectl slices verify` against the two real
 // nodes' kube-proxy (nftables on the first, iptables on the second), in
 // steps that each restore what they break: agreement, a rule deleted by
-// hand, topology hints, the health check node port as a user without
-// exec, least privilege, a stopped kube-proxy, a stopped kubelet.
+// hand, topology hints, both CoreDNS replicas (a headless Service's
+// change, a cached answer PENDING), the health check node port as a user
+// without exec, least privilege, a stopped kube-proxy, a stopped kubelet.
 func TestVerifyKubeProxy(t *testing.T) {
 	requireNode(t)
 	proxies := kubeProxyPods(t)
+	requireCoreDNS(t)
+	coreDNSPods(t)
 	ns := newNamespace(t, nil)
 	web := func(name, zone string) string { return workloadPodIn(name, map[string]string{"app": "web"}, zone) }
 	manifests := []string{webService, web("web-a1", zoneA), web("web-b1", zoneB), web("web-b2", zoneB)}
@@ -33,6 +36,7 @@ func TestVerifyKubeProxy(t *testing.T) {
 	t.Run("Healthy", func(t *testing.T) { healthy = verifyHealthy(t, target, backends) })
 	t.Run("RuleDeletedByHand", func(t *testing.T) { verifyRuleDeleted(t, target, proxies[node.Name()], healthy) })
 	t.Run("TopologyPreferClose", func(t *testing.T) { verifyTopology(t, ns) })
+	t.Run("DNSHeadlessAndPending", func(t *testing.T) { verifyDNS(t, ns) })
 	t.Run("HealthCheckAndLeastPrivilege", func(t *testing.T) { verifyLeastPrivilege(t, ns) })
 	t.Run("StoppedKubeProxy", func(t *testing.T) { verifyStoppedProxy(t, target, ns, backends) })
 	t.Run("StoppedKubelet", func(t *testing.T) { verifyStoppedKubelet(t, target) })
@@ -56,6 +60,9 @@ func verifyHealthy(t *testing.T, target []string, backends []corev1.Pod) verifyR
 		if got := n.endpoints(target[2] + "/web"); !slices.Equal(got, ips) {
 			t.Errorf("node %s programs %v, want %v", name, got, ips)
 		}
+	}
+	if len(rep.DNS) != 2 || rep.DNS[0].Status != "OK" || rep.DNS[1].Status != "OK" {
+		t.Errorf("DNS replicas %+v, want two OK", rep.DNS)
 	}
 	table := kubectl(t, "", append([]string{"slices", "verify"}, target...)...).ok(t)
 	for _, w := range []string{"kube-proxy/nftables", "kube-proxy/iptables"} {
@@ -341,4 +348,101 @@ func verifyStoppedKubelet(t *testing.T, target []string) {
 		t.Errorf("verify took %s with a node timeout of %s", took, timeout)
 	}
 	t.Logf("verify with node B's kubelet stopped took %s (node timeout %s): %s", took.Round(time.Millisecond), timeout, b.Reason)
+}
+
+// headlessDB is a headless Service: CoreDNS answers its name with its
+// ready endpoints' addresses; no proxy programs it.
+const headlessDB = `apiVersion: v1
+kind: Service
+metadata: {name: db}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: http, port: 80, targetPort: http}]
+`
+
+// verifyDNS: a headless Service's change (a backend made not ready) is
+// seen by both CoreDNS replicas (OK); then, with the Corefile caching the
+// cluster domain (kubeadm's without its "disable" lines, the replicas
+// restarted to load it), an answer cached before a change is served
+// after it: PENDING (within the cache's window), exit 6. kubeadm's
+// Corefile is put back after.
+func verifyDNS(t *testing.T, ns string) {
+	db := func(name, zone string) string { return workloadPodIn(name, map[string]string{"app": "db"}, zone) }
+	kubectl(t, strings.Join([]string{headlessDB, db("db-a", zoneA), db("db-b", zoneB)}, "---\n"), "apply", "-n", ns, "-f", "-").ok(t)
+	pods := runningPods(t, ns, "app=db", 2, true)
+	kubectl(t, "", "slices", "sync", "svc/db", "-n", ns).ok(t)
+	target := []string{"svc/db", "-n", ns}
+	dnsAll := func(rep verifyReport, status string) error {
+		if len(rep.DNS) != 2 {
+			return fmt.Errorf("%d DNS rows", len(rep.DNS))
+		}
+		for _, d := range rep.DNS {
+			if d.Status != status {
+				return fmt.Errorf("replica %s: %s (%s), want %s", d.Replica, d.Status, d.Reason, status)
+			}
+		}
+		return nil
+	}
+	if err := dnsAll(verifyUntil(t, 15*time.Second, 0, target...), "OK"); err != nil {
+		t.Fatal(err)
+	}
+	dbB := backendNamed(t, pods, "db-b")
+	makeNotReady(t, dbB)
+	kubectl(t, "", "slices", "sync", "svc/db", "-n", ns).ok(t)
+	if err := dnsAll(verifyUntil(t, 15*time.Second, 0, target...), "OK"); err != nil {
+		t.Fatalf("after db-b turned not ready: %v", err)
+	}
+
+	setCorefile(t, strings.Replace(coreDNSCorefile, "cache 30 {\n       disable success cluster.local\n       disable denial cluster.local\n    }", "cache 30", 1))
+	defer setCorefile(t, coreDNSCorefile)
+	// Both replicas answer (and cache) db without db-b; db-b turns ready
+	// and is published; the replicas still serve the cached answer.
+	if err := dnsAll(verifyUntil(t, 15*time.Second, 0, target...), "OK"); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, err := httpDo("POST", fmt.Sprintf("http://%s:8000/ready/on", dbB.Status.PodIP)); err != nil || code != 200 {
+		t.Fatalf("POST /ready/on: %d %q %v", code, body, err)
+	}
+	eventually(t, 30*time.Second, "db-b ready", func() error {
+		p, err := cluster.Admin.CoreV1().Pods(ns).Get(context.Background(), "db-b", metav1.GetOptions{})
+		if err != nil || !podReady(p) {
+			return fmt.Errorf("not ready (%v)", err)
+		}
+		return nil
+	})
+	kubectl(t, "", "slices", "sync", "svc/db", "-n", ns).ok(t)
+	rep, r := verifyJSON(t, target...)
+	wantCode(t, r, 6, "a cached answer")
+	if err := dnsAll(rep, "PENDING"); err != nil {
+		t.Errorf("a cached answer within the cache's window: %v", err)
+	}
+	t.Logf("cached: %s", rep.Diagnosis)
+}
+
+// setCorefile writes the Corefile into the coredns ConfigMap and restarts
+// the replicas, which read it when they start: scaled to none, then back
+// to two in one go, so that the scheduler spreads them over the nodes
+// (replacements made while the old replicas terminate would count those).
+func setCorefile(t *testing.T, corefile string) {
+	t.Helper()
+	ctx := context.Background()
+	cm, err := cluster.Admin.CoreV1().ConfigMaps("kube-system").Get(ctx, "coredns", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["Corefile"] = corefile
+	if _, err := cluster.Admin.CoreV1().ConfigMaps("kube-system").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, "", "scale", "deployment/coredns", "-n", "kube-system", "--replicas=0").ok(t)
+	eventually(t, 60*time.Second, "no CoreDNS Pod", func() error {
+		pods, err := cluster.Admin.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: coreDNSLabel})
+		if err != nil || len(pods.Items) > 0 {
+			return fmt.Errorf("pods left (%v)", err)
+		}
+		return nil
+	})
+	kubectl(t, "", "scale", "deployment/coredns", "-n", "kube-system", fmt.Sprintf("--replicas=%d", coreDNSReplicas)).ok(t)
+	coreDNSPods(t)
 }

@@ -21,7 +21,7 @@ import (
 type verifyReport struct {
 	Status    string       `json:"status"`
 	Nodes     []verifyNode `json:"nodes"`
-	DNS       []verifyDNS  `json:"dns"`
+	DNS       []dnsRow     `json:"dns"`
 	Diagnosis string       `json:"diagnosis"`
 	Next      string       `json:"next"`
 }
@@ -63,7 +63,7 @@ type verifyFinding struct {
 	Detail   string `json:"detail"`
 }
 
-type verifyDNS struct {
+type dnsRow struct {
 	Replica string `json:"replica"`
 	Status  string `json:"status"`
 	Reason  string `json:"reason"`
@@ -90,7 +90,6 @@ func (r verifyReport) node(t *testing.T, name string) verifyNode {
 	t.Fatalf("no row for node %s in %+v", name, r.Nodes)
 	return verifyNode{}
 }
-
 
 // tiers is the node's reason per tier ("" when the tier answered).
 func (n verifyNode) tiers() map[string]string {
