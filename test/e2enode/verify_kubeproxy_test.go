@@ -412,6 +412,9 @@ func verifyDNS(t *testing.T, ns string) {
 		return nil
 	})
 	kubectl(t, "", "slices", "sync", "svc/db", "-n", ns).ok(t)
+	// Past the informers' 5 s slack, within the cache's 30 s: only the
+	// cache makes the older answer pending.
+	time.Sleep(6 * time.Second)
 	rep, r := verifyJSON(t, target...)
 	wantCode(t, r, 6, "a cached answer")
 	if err := dnsAll(rep, "PENDING"); err != nil {
