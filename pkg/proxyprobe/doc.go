@@ -9,7 +9,9 @@
 // pkg/proxyread reader of the node's mode (/proxyMode's answer, else the
 // Pod's --proxy-mode, else the mode of its --config file read through the
 // same exec). It never uses nodes/proxy. Run also lists the
-// Services' slices and plans them as sync would, writing nothing, and
+// Services' slices and plans them as sync would, writing nothing, asks
+// each DNS replica (kube-system, k8s-app=kube-dns) over a port-forward to
+// its TCP 53 at the same time as the nodes are read, and
 // with --settle reads drifting nodes again after the sync period.
 //
 // Every node is read within a timeout (each HTTP tier within a quarter of
