@@ -14,7 +14,7 @@ CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 # CoreDNS, for the DNS reader's e2e test, is built once the same way (hack/build-coredns.sh).
 COREDNS = $(shell ./hack/build-coredns.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns e2e-node node-if-possible lint docs docs-check demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns e2e-node bench-verify node-if-possible lint docs docs-check demo control-plane clean
 
 all: build
 
@@ -106,6 +106,12 @@ bench:
 ## bench-e2e: sync of a 5,000-Pod Service on the real API server, ours vs upstream
 bench-e2e: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkSync$$' -benchtime 3x -timeout 30m
+
+## bench-verify: verify --all over 1,000 Services on the two real nodes (as e2e-node: root, runc, CNI)
+bench-verify: control-plane
+	@./hack/node-prereqs.sh
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
+		$(GO) test ./e2enode -run '^$$' -bench '^BenchmarkVerifyAll$$' -benchtime 1x -v -timeout 20m
 
 ## bench-check: check -A over 500 Services x 10 Pods on the real API server
 bench-check: control-plane

@@ -105,12 +105,7 @@ func container(p *corev1.Pod) string {
 // default, iptables; "" when a config file may set it (read from the
 // metrics port's /proxyMode instead).
 func modeOf(p *corev1.Pod) string {
-	var argv []string
-	for _, c := range p.Spec.Containers {
-		if c.Name == container(p) {
-			argv = append(append(argv, c.Command...), c.Args...)
-		}
-	}
+	argv := argvOf(p)
 	config := false
 	for i, a := range argv {
 		switch {
@@ -126,4 +121,15 @@ func modeOf(p *corev1.Pod) string {
 		return ""
 	}
 	return "iptables"
+}
+
+// argvOf is the kube-proxy container's command and arguments.
+func argvOf(p *corev1.Pod) []string {
+	var argv []string
+	for _, c := range p.Spec.Containers {
+		if c.Name == container(p) {
+			argv = append(append(argv, c.Command...), c.Args...)
+		}
+	}
+	return argv
 }

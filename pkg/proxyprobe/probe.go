@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -111,21 +112,28 @@ func Probe(ctx context.Context, o Options, nodes []*corev1.Node, svcs []verify.S
 	return out
 }
 
-// read fills one kube-proxy node's tiers, least privilege first.
+// read fills one kube-proxy node's tiers, least privilege first. A hung
+// kube-proxy (stopped, its HTTP servers wedged) answers neither /healthz
+// nor its metrics while its rules stay in the kernel: each HTTP tier has
+// at most a quarter of the node's time, so that the rules are still read.
 func (o Options) read(ctx context.Context, st *verify.NodeState, pod *corev1.Pod, r rights, svcs []verify.Service) {
 	ns, name := pod.Namespace, pod.Name
+	share := o.NodeTimeout / 4
 	if r.proxy != "" {
 		st.Healthz = verify.Denied[verify.Healthz](r.proxy)
 	} else {
-		status, body, err := o.Transport.ProxyGet(ctx, ns, name, HealthzPort, "healthz", o.Limit)
-		st.Healthz = result(ctx, o, orStatus(err, status, body), func() (verify.Healthz, error) { return verify.ParseHealthz(status, body) })
-		st.HealthChecks = o.healthChecks(ctx, pod, svcs)
+		hctx, cancel := context.WithTimeout(ctx, share)
+		status, body, err := o.Transport.ProxyGet(hctx, ns, name, HealthzPort, "healthz", o.Limit)
+		st.Healthz = result(hctx, share, orStatus(err, status, body), func() (verify.Healthz, error) { return verify.ParseHealthz(status, body) })
+		st.HealthChecks = o.healthChecks(hctx, share, pod, svcs)
+		cancel()
 	}
 	if r.forward != "" {
 		st.Metrics = verify.Denied[verify.Metrics](r.forward)
 	} else {
-		ans, err := o.Transport.ForwardGet(ctx, ns, name, MetricsPort, []string{"/metrics", "/proxyMode"}, o.Limit)
-		st.Metrics = result(ctx, o, err, func() (verify.Metrics, error) {
+		mctx, cancel := context.WithTimeout(ctx, share)
+		ans, err := o.Transport.ForwardGet(mctx, ns, name, MetricsPort, []string{"/metrics", "/proxyMode"}, o.Limit)
+		st.Metrics = result(mctx, share, err, func() (verify.Metrics, error) {
 			if ans[0].Status != 200 {
 				return verify.Metrics{}, fmt.Errorf("/metrics answered HTTP %d", ans[0].Status)
 			}
@@ -135,30 +143,42 @@ func (o Options) read(ctx context.Context, st *verify.NodeState, pod *corev1.Pod
 			}
 			return verify.ParseMetrics(ans[0].Body, mode)
 		})
+		cancel()
 	}
-	// The mode kube-proxy reports wins; without the metrics tier, the
-	// Pod's command line says it when it can.
-	mode := modeOf(pod)
+	o.readRules(ctx, st, pod, r, svcs)
+}
+
+// readRules reads the rules with the reader of kube-proxy's mode: the one
+// it reports wins; without the metrics tier, the Pod's command line says
+// it, or else its --config file (read through the exec the rules need).
+func (o Options) readRules(ctx context.Context, st *verify.NodeState, pod *corev1.Pod, r rights, svcs []verify.Service) {
+	exec := o.Transport.Exec(pod.Namespace, pod.Name, container(pod))
+	mode, modeErr := modeOf(pod), ""
 	if m := st.Metrics.Value; m != nil && m.Mode != "" {
 		mode = m.Mode
+	} else if path := configPath(pod); mode == "" && path != "" && r.exec == "" {
+		var err error
+		if mode, err = configMode(ctx, exec, path, o.Limit); err != nil {
+			modeErr = ": " + result(ctx, o.NodeTimeout, err, func() (string, error) { return "", err }).Err
+		}
 	}
 	reader := o.Readers[proxyread.Mode(mode)]
 	switch {
 	case r.exec != "":
 		st.Rules = verify.Denied[proxyread.Reading](r.exec)
 	case mode == "":
-		st.Rules = verify.Result[proxyread.Reading]{Err: "the proxy mode is unknown (read from the metrics port, or the Pod's --proxy-mode): no rule reader chosen"}
+		st.Rules = verify.Result[proxyread.Reading]{Err: "the proxy mode is unknown (read from the metrics port, the Pod's --proxy-mode or its --config file" + ")" + modeErr + ": no rule reader chosen"}
 	case reader == nil:
 		st.Rules = verify.Result[proxyread.Reading]{Err: fmt.Sprintf("no rule reader for kube-proxy's %s mode", mode)}
 	default:
-		reading, err := reader.Read(ctx, o.Transport.Exec(ns, name, container(pod)), verify.Wants(svcs, st.Node))
-		st.Rules = result(ctx, o, err, func() (proxyread.Reading, error) { return reading, nil })
+		reading, err := reader.Read(ctx, exec, verify.Wants(svcs, st.Node))
+		st.Rules = result(ctx, o.NodeTimeout, err, func() (proxyread.Reading, error) { return reading, nil })
 	}
 }
 
 // healthChecks reads the health check node port of each Service that has
 // one (externalTrafficPolicy Local), at most maxHealthChecks per node.
-func (o Options) healthChecks(ctx context.Context, pod *corev1.Pod, svcs []verify.Service) map[string]verify.Result[verify.HealthCheck] {
+func (o Options) healthChecks(ctx context.Context, within time.Duration, pod *corev1.Pod, svcs []verify.Service) map[string]verify.Result[verify.HealthCheck] {
 	out := map[string]verify.Result[verify.HealthCheck]{}
 	for _, s := range svcs {
 		port := s.Service.Spec.HealthCheckNodePort
@@ -166,14 +186,14 @@ func (o Options) healthChecks(ctx context.Context, pod *corev1.Pod, svcs []verif
 			continue
 		}
 		status, body, err := o.Transport.ProxyGet(ctx, pod.Namespace, pod.Name, int(port), "", o.Limit)
-		out[s.Service.Namespace+"/"+s.Service.Name] = result(ctx, o, orStatus(err, status, body), func() (verify.HealthCheck, error) { return verify.ParseHealthCheck(status, body) })
+		out[s.Service.Namespace+"/"+s.Service.Name] = result(ctx, within, orStatus(err, status, body), func() (verify.HealthCheck, error) { return verify.ParseHealthCheck(status, body) })
 	}
 	return out
 }
 
-// result words a tier's outcome: a deadline as the node timeout, a
-// Forbidden as the right it lacks, any other error clipped.
-func result[T any](ctx context.Context, o Options, err error, parse func() (T, error)) verify.Result[T] {
+// result words a tier's outcome: a deadline as the time it had (within),
+// a Forbidden as the right it lacks, any other error clipped.
+func result[T any](ctx context.Context, within time.Duration, err error, parse func() (T, error)) verify.Result[T] {
 	if err == nil {
 		v, perr := parse()
 		if perr == nil {
@@ -182,8 +202,10 @@ func result[T any](ctx context.Context, o Options, err error, parse func() (T, e
 		err = perr
 	}
 	switch {
-	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return verify.Result[T]{Err: fmt.Sprintf("no answer within the node timeout (%s)", o.NodeTimeout)}
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
+		// A connection's deadline (the ctx's, set on the socket) can
+		// pass a moment before the ctx says so.
+		return verify.Result[T]{Err: fmt.Sprintf("no answer within %s", within)}
 	case apierrors.IsForbidden(err):
 		return verify.Result[T]{Err: "forbidden: " + oneLine(err.Error())}
 	}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -158,25 +161,39 @@ func TestDeniedTiersNameTheRight(t *testing.T) {
 	}
 }
 
+// A hung kube-proxy answers no HTTP: each HTTP tier gives up after a
+// quarter of the node timeout, and its rules are still read, with the
+// mode its --config file says.
 func TestHangingNodeIsBoundedAndOthersVerified(t *testing.T) {
-	c := client(nil, proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning),
-		proxyPodOn("kp-b", "n-b", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning))
-	o := options(c, hangOn{"kp-a"})
+	hung := proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning)
+	hung.Spec.Containers[0].Command = []string{"kube-proxy", "--config=/var/lib/kube-proxy/config.conf"}
+	c := client(nil, hung, proxyPodOn("kp-b", "n-b", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning))
+	o := options(c, hangOn{pod: "kp-a", config: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n"})
 	start := time.Now()
 	got := byNode(Probe(context.Background(), o, []*corev1.Node{readyNode("n-a"), readyNode("n-b")}, nil))
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("took %s with a node timeout of %s", took, o.NodeTimeout)
 	}
-	if a := got["n-a"]; a.Healthz.Err != "no answer within the node timeout (300ms)" || a.Rules.Value != nil {
+	if a := got["n-a"]; a.Healthz.Err != "no answer within 75ms" || a.Metrics.Err != "no answer within 75ms" || a.Rules.Value == nil {
 		t.Errorf("hanging node: %+v", a)
+	}
+	// A configuration without a mode is kube-proxy's Linux default.
+	o = options(c, hangOn{pod: "kp-a", config: "kind: KubeProxyConfiguration\n"})
+	if a := byNode(Probe(context.Background(), o, []*corev1.Node{readyNode("n-a")}, nil))["n-a"]; a.Rules.Err != "no rule reader for kube-proxy's iptables mode" {
+		t.Errorf("no mode in the configuration: %+v", a.Rules)
+	}
+	o = options(c, hangOn{pod: "kp-a", config: "kind: Other\nmode: nftables\n"})
+	if a := byNode(Probe(context.Background(), o, []*corev1.Node{readyNode("n-a")}, nil))["n-a"]; !strings.Contains(a.Rules.Err, "is not a KubeProxyConfiguration") {
+		t.Errorf("another kind of file: %+v", a.Rules)
 	}
 	if b := got["n-b"]; b.Healthz.Value == nil || b.Rules.Value == nil {
 		t.Errorf("the other node: %+v", b)
 	}
 }
 
-// hangOn hangs for one Pod and answers well for the others.
-type hangOn struct{ pod string }
+// hangOn hangs for one Pod and answers well for the others; an exec of
+// the shell (reading a file) prints config.
+type hangOn struct{ pod, config string }
 
 func (h hangOn) ProxyGet(ctx context.Context, ns, pod string, port int, path string, limit int64) (int, []byte, error) {
 	return fakeTransport{hang: pod == h.pod}.ProxyGet(ctx, ns, pod, port, path, limit)
@@ -188,7 +205,12 @@ func (h hangOn) ForwardDial(ctx context.Context, ns, pod string, port int) (dnsr
 	return fakeTransport{}.ForwardDial(ctx, ns, pod, port)
 }
 func (h hangOn) Exec(ns, pod, container string) proxyread.Exec {
-	return fakeTransport{}.Exec(ns, pod, container)
+	return func(ctx context.Context, argv []string, stdin []byte, limit int64) ([]byte, error) {
+		if len(argv) == 5 && argv[0] == "sh" && argv[4] == "/var/lib/kube-proxy/config.conf" {
+			return []byte(h.config), nil
+		}
+		return nil, nil
+	}
 }
 
 func TestGarbageAnswersAreUnknownWithReason(t *testing.T) {
@@ -330,5 +352,27 @@ func TestExecOutputBounded(t *testing.T) {
 	}
 	if _, err := l.Write([]byte("6789")); !errors.Is(err, ErrTooLarge) || b.String() != "12345" {
 		t.Fatalf("past the limit: %v, kept %q", err, b.String())
+	}
+}
+
+// client-go's websocket executor and dialer fail an upgrade with
+// k8s.io/streaming's UpgradeFailureError: that is what falls back to SPDY.
+func TestWebsocketUpgradeFailureFallsBack(t *testing.T) {
+	forbidden := &streamhttp.UpgradeFailureError{Cause: errors.New(`pods "kp" is forbidden: cannot get resource "pods/exec"`)}
+	if !fallback(fmt.Errorf("exec: %w", forbidden)) {
+		t.Error("a failed websocket upgrade does not fall back to SPDY")
+	}
+	if fallback(errors.New("connection reset")) {
+		t.Error("any error falls back")
+	}
+}
+
+// A socket's deadline, passed a moment before its ctx's, is the node
+// timeout too.
+func TestSocketDeadlineIsTheTimeout(t *testing.T) {
+	err := fmt.Errorf("reading x: %w", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded})
+	got := result(context.Background(), time.Second, err, func() (int, error) { return 0, nil })
+	if got.Err != "no answer within 1s" {
+		t.Errorf("got %q", got.Err)
 	}
 }

@@ -48,8 +48,7 @@ func (r Run) Verify(ctx context.Context, targets []syncer.Target, allNamespaces 
 	if err != nil {
 		return verify.Report{}, exit.Describe("", "", err)
 	}
-	in.Nodes = Probe(ctx, r.Options, nodes, in.Services)
-	in.DNS = DNS(ctx, r.Options, r.Domain, in.Services)
+	in.Nodes, in.DNS = r.readAll(ctx, nodes, in.Services)
 	in.Now = time.Now()
 	rep := verify.Verify(in)
 	if !r.Settle || rep.Status != verify.Drift {
@@ -83,6 +82,21 @@ func (r Run) Verify(ctx context.Context, targets []syncer.Target, allNamespaces 
 	}
 	in.Services, in.Now = again.Services, time.Now()
 	return verify.Verify(in), nil
+}
+
+// readAll reads the nodes and the DNS replicas at once: a node whose
+// kubelet hangs holds its kube-proxy's reads and its replica's for the node
+// timeout each, and the run then waits for one node timeout, not two.
+func (r Run) readAll(ctx context.Context, nodes []*corev1.Node, svcs []verify.Service) ([]verify.NodeState, []verify.DNSRow) {
+	var dns []verify.DNSRow
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dns = DNS(ctx, r.Options, r.Domain, svcs)
+	}()
+	states := Probe(ctx, r.Options, nodes, svcs)
+	<-done
+	return states, dns
 }
 
 // input reads the slices of the Services, one list per namespace, and

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
@@ -85,9 +86,51 @@ func TestSettleReadsDriftingNodesAgain(t *testing.T) {
 }
 
 func TestNoServicesSelectedReadsNoNode(t *testing.T) {
-	o := options(client(nil), hangOn{"any"})
+	o := options(client(nil), hangOn{pod: "any"})
 	rep, err := Run{Options: o, SyncPeriod: time.Second}.Verify(context.Background(), nil, true)
 	if err != nil || rep.Status != verify.OK || len(rep.Nodes) != 0 || rep.Diagnosis != "no Services selected: nothing to verify" {
 		t.Fatalf("%+v, %v", rep, err)
+	}
+}
+
+// hangReader reads until the node's time is up.
+type hangReader struct{}
+
+func (hangReader) Read(ctx context.Context, exec proxyread.Exec, want []proxyread.Want) (proxyread.Reading, error) {
+	<-ctx.Done()
+	return proxyread.Reading{}, ctx.Err()
+}
+
+// hangAll hangs every read, the DNS replica's port-forward too.
+type hangAll struct{ fakeTransport }
+
+func (hangAll) ForwardDial(ctx context.Context, ns, pod string, port int) (dnsread.Dial, func(), error) {
+	<-ctx.Done()
+	return nil, nil, ctx.Err()
+}
+
+// A node that hangs (its kubelet stopped) and its DNS replica are read at
+// once: the run waits one node timeout, not one for each.
+func TestNodesAndReplicasReadAtOnce(t *testing.T) {
+	svc, objs := webObjects()
+	kp := objs[3].(*corev1.Pod)
+	kp.Spec.Containers[0].Command = []string{"kube-proxy", "--proxy-mode=nftables"}
+	c := client(nil)
+	for _, o := range append(objs, dnsPod("dns-a")) {
+		if err := c.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := options(c, hangAll{fakeTransport{hang: true}})
+	o.NodeTimeout = time.Second
+	o.Readers[proxyread.ModeNftables] = hangReader{}
+	start := time.Now()
+	rep, err := Run{Options: o, SyncPeriod: time.Second}.Verify(context.Background(), []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
+	took := time.Since(start)
+	if err != nil || len(rep.Nodes) != 1 || rep.Nodes[0].Status != verify.Unknown || len(rep.DNS) != 1 || rep.DNS[0].Status != "UNKNOWN" {
+		t.Fatalf("%v: nodes %+v dns %+v", err, rep.Nodes, rep.DNS)
+	}
+	if took > 1700*time.Millisecond {
+		t.Errorf("took %s with a node timeout of 1s", took)
 	}
 }

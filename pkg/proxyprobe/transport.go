@@ -12,13 +12,13 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/transport/spdy"
+	"k8s.io/streaming/pkg/httpstream"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
@@ -177,6 +177,11 @@ func (t *REST) forward(ctx context.Context, ns, pod string, port int) (uint16, f
 	return ports[0].Local, stop, nil
 }
 
+// fallback: the websocket upgrade failed (an API server without
+// websockets, a proxy, or one that authorizes the upgrade as "get", which
+// the documented Role does not grant): SPDY, a POST, is tried. The error
+// is client-go's, of k8s.io/streaming's httpstream since 1.36 (not
+// apimachinery's, whose type it no longer is).
 func fallback(err error) bool {
 	return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 }

@@ -247,6 +247,23 @@ func nftJumps(rules []string) []string {
 
 var elementRE = regexp.MustCompile(`^elements = \{ (.+?)(?: comment "[^"]*")? : ([^:,{}"]+) \}$`)
 
+// nftProtocols are the names of the protocols nft prints by number in a
+// concatenated key (nft 1.0.6 lists "10.96.0.1 . 6 . 80" for the
+// inet_proto of kube-proxy's service-ips map, whatever it was given).
+var nftProtocols = map[string]string{"6": "tcp", "17": "udp", "132": "sctp"}
+
+// canonKey is an element's key "IP . PROTO . PORT" with its protocol by
+// name, as nftKey writes it.
+func canonKey(k string) string {
+	f := strings.Split(k, " . ")
+	if len(f) == 3 {
+		if name, ok := nftProtocols[f[1]]; ok {
+			f[1] = name
+		}
+	}
+	return strings.Join(f, " . ")
+}
+
 // nftElement reads a `get element` answer: whether the map holds key, and
 // its verdict.
 func nftElement(a answer, fam, set, key string) (present bool, verdict, evidence string, err error) {
@@ -267,7 +284,7 @@ func nftElement(a answer, fam, set, key string) (present bool, verdict, evidence
 			continue
 		}
 		m := elementRE.FindStringSubmatch(s)
-		if m == nil || m[1] != key {
+		if m == nil || canonKey(m[1]) != key {
 			return false, "", "", fmt.Errorf("%s: an element other than %s: %s", set, key, clip(s))
 		}
 		return true, m[2], s, nil

@@ -155,7 +155,7 @@ func indexTable(objs map[string]answer, fam string) tableIndex {
 func elementKey(e string) string {
 	k, _, _ := strings.Cut(e, " : ")
 	k, _, _ = strings.Cut(k, " comment ")
-	return k
+	return canonKey(k)
 }
 
 // lookup answers one request from a split table: a chain's own listing,

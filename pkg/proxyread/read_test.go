@@ -78,7 +78,8 @@ func nftNode(w Want) *node {
 	return &node{notFound: nftNoSuch, listings: map[string]string{
 		"ip element service-ips " + w.ClusterIP + " . tcp . 80": nftListing("map", "service-ips",
 			"type ipv4_addr . inet_proto . inet_service : verdict",
-			"elements = { "+w.ClusterIP+" . tcp . 80 : goto "+c.Cluster+" }"),
+			// nft 1.0.6 prints the key's inet_proto by number.
+			"elements = { "+w.ClusterIP+" . 6 . 80 : goto "+c.Cluster+" }"),
 		"ip chain " + c.Cluster: nftListing("chain", c.Cluster,
 			"ip daddr "+w.ClusterIP+" tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade",
 			"meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 10.0.0.1 . 8080, 1 : 10.0.0.2 . 8080 }"),
@@ -406,7 +407,7 @@ func TestNftablesWholeTableReadsAsTargeted(t *testing.T) {
 	n := nftNode(w)
 	c2 := proxyexpect.NftablesChains(w2.Ref)
 	n.listings["ip element no-endpoint-services 172.30.0.2 . tcp . 53"] = nftListing("map", "no-endpoint-services",
-		`elements = { 172.30.0.2 . tcp . 53 comment "ns/other:http" : drop }`)
+		`elements = { 172.30.0.2 . 6 . 53 comment "ns/other:http" : drop }`)
 	e := proxyexpect.NftablesEndpointChain(w2.Ref, proxyexpect.Endpoint{IP: "10.0.0.7", Port: 53})
 	n.listings["ip chain "+c2.Local] = nftListing("chain", c2.Local, "numgen random mod 1 vmap { 0 : goto "+e+" }")
 	n.listings["ip chain "+e] = nftListing("chain", e, "meta l4proto tcp dnat to 10.0.0.7:53")
@@ -441,8 +442,8 @@ func TestNftablesWholeTableReadsAsTargeted(t *testing.T) {
 			}
 		}
 	} // A map listing the wanted key twice (two verdicts): no dispatch is read.
-	whole.listings["ip table kube-proxy"] = strings.Replace(tableOf(n), "elements = { 172.30.0.1 . tcp . 80 : goto ",
-		"elements = { 172.30.0.1 . tcp . 80 : goto service-X-ns/x/tcp/http, 172.30.0.1 . tcp . 80 : goto ", 1)
+	whole.listings["ip table kube-proxy"] = strings.Replace(tableOf(n), "elements = { 172.30.0.1 . 6 . 80 : goto ",
+		"elements = { 172.30.0.1 . 6 . 80 : goto service-X-ns/x/tcp/http, 172.30.0.1 . tcp . 80 : goto ", 1)
 	r, err := Nftables{Targeted: -1}.Read(context.Background(), whole.exec, []Want{w, w2})
 	if p := r.Ports[0]; err != nil || p.Dispatch || !strings.Contains(p.Unreadable, "twice") {
 		t.Errorf("an element listed twice: %v %+v", err, p)

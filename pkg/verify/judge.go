@@ -70,6 +70,7 @@ func judgeNode(in Input, since []*time.Time, n NodeState) NodeRow {
 		row.Expected, row.Programmed = exp, prog
 		row.Missing, row.Extra = append(row.Missing, miss...), append(row.Extra, extra...)
 		row.Evidence = evidenceOf(r.Ports)
+		row.Execs, row.BytesRead = r.Execs, r.Bytes
 	} else {
 		for _, p := range ports {
 			row.Expected += len(p.port.Cluster) + len(p.port.Local)

@@ -24,9 +24,11 @@ func findings(fs []Finding) string {
 func TestAgreeingNodeIsOK(t *testing.T) {
 	svcs := []Service{web("10.0.0.1", "10.0.0.2")}
 	n := node("node-a")
-	rep := run(svcs, healthyNode(n, programmed(svcs, n), t0))
+	read := programmed(svcs, n)
+	read.Execs, read.Bytes = 2, 1234
+	rep := run(svcs, healthyNode(n, read, t0))
 	row := rep.Nodes[0]
-	if row.Status != OK || rep.Status != OK || row.Expected != 2 || row.Programmed != 2 || row.Mode != "nftables" ||
+	if row.Status != OK || rep.Status != OK || row.Expected != 2 || row.Programmed != 2 || row.Mode != "nftables" || row.Execs != 2 || row.BytesRead != 1234 ||
 		row.Healthy == nil || !*row.Healthy || row.SyncFailures == nil || !row.LastSync.Equal(t0) {
 		t.Fatalf("got %+v", row)
 	}

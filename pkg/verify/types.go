@@ -198,6 +198,10 @@ type NodeRow struct {
 	Unchecked []string `json:"unchecked,omitempty"`
 	// Evidence is what the rules tier read, per service port.
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Execs and BytesRead are what reading the rules cost: the execs
+	// into the proxy's container and the bytes they answered.
+	Execs     int   `json:"execs,omitempty"`
+	BytesRead int64 `json:"bytesRead,omitempty"`
 }
 
 // Evidence is what a node programmed for one service port of one family,

@@ -6,7 +6,10 @@
 // kubernetes Service's too. CoreDNS runs as kubeadm deploys it (two
 // replicas, the kube-dns Service at 10.96.0.10, the kubelets' clusterDNS;
 // coredns_manifests_test.go) when KUBECTL_SLICES_COREDNS names
-// hack/build-coredns.sh's folder; the DNS tests skip without it. It needs root and runs in network, mount and
+// hack/build-coredns.sh's folder; the DNS tests skip without it.
+// `kubectl slices verify` is run against both nodes' kube-proxy and both
+// CoreDNS replicas (verify_kubeproxy_test.go), and timed over 1,000
+// Services by BenchmarkVerifyAll (make bench-verify). It needs root and runs in network, mount and
 // PID namespaces of its own, so that everything it starts, mounts or routes
 // ends with it.
 //

@@ -19,7 +19,7 @@ var nsSeq atomic.Int64
 
 // newNamespace makes a namespace for one test, with labels (e.g. Pod
 // Security), and waits for its default ServiceAccount (the controller's).
-func newNamespace(t *testing.T, labels map[string]string) string {
+func newNamespace(t testing.TB, labels map[string]string) string {
 	t.Helper()
 	ctx := context.Background()
 	name := fmt.Sprintf("node-%d-%s", nsSeq.Add(1), strings.ToLower(strings.TrimPrefix(t.Name(), "Test")))
@@ -38,7 +38,7 @@ func newNamespace(t *testing.T, labels map[string]string) string {
 }
 
 // eventually polls cond until it returns nil or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var err error
@@ -54,7 +54,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() er
 
 // dumpNodeLogs puts the end of the kubelets' and containerds' logs in the
 // test's output, for a failure's diagnosis.
-func dumpNodeLogs(t *testing.T) {
+func dumpNodeLogs(t testing.TB) {
 	t.Helper()
 	for _, f := range []string{node.KubeletLog(), node.ContainerdLog(), nodeB.KubeletLog(), nodeB.ContainerdLog()} {
 		b, _ := os.ReadFile(f)

@@ -310,7 +310,7 @@ type result struct {
 
 // kubectl runs the control plane's kubectl with kubectl-slices on PATH as
 // its plugin; stdin, when not empty, is piped in.
-func kubectl(t *testing.T, stdin string, args ...string) result {
+func kubectl(t testing.TB, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -333,7 +333,7 @@ func kubectl(t *testing.T, stdin string, args ...string) result {
 }
 
 // ok fails the test unless the command exited 0, and returns its stdout.
-func (r result) ok(t *testing.T) string {
+func (r result) ok(t testing.TB) string {
 	t.Helper()
 	if r.Code != 0 {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
