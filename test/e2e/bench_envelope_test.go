@@ -348,7 +348,6 @@ func BenchmarkEnvelope(b *testing.B) {
 // on the same state; it returns how long the controller took to publish every
 // Pod ready.
 func controllerConvergesCold(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, view *readyView) time.Duration {
-	b.Helper()
 	for n := range e.namespaces {
 		err := cp.Admin.DiscoveryV1().EndpointSlices(e.ns(n)).DeleteCollection(context.Background(), metav1.DeleteOptions{},
 			metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel})
@@ -367,7 +366,6 @@ func controllerConvergesCold(b *testing.B, cp *controlplane.ControlPlane, e enve
 // webhookCachingTheCluster times Service admissions by the webhook while it
 // caches the whole cluster, and says the figures with say.
 func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, say func(format string, args ...any)) {
-	b.Helper()
 	ns := e.ns(0)
 	shapes := []serviceShape{
 		{map[string]string{"app": e.name(0)}, intstr.FromString("http")},

@@ -158,7 +158,6 @@ func loopNamesTheMissingRight(t *testing.T, ctx context.Context, cp *controlplan
 // own Lease, not another application's in the namespace, by the authorizer
 // and by an update with its token.
 func leaseRoleReachesOnlyOurLease(t *testing.T, cp *controlplane.ControlPlane, ns, sa, kubeconfig string) {
-	t.Helper()
 	for _, verb := range []string{"get", "update"} {
 		if canI(t, cp, ns, sa, verb, "other-app") || !canI(t, cp, ns, sa, verb, "kubectl-slices") {
 			t.Errorf("%s: the loop may %s other-app: %v, its own Lease: %v", verb, verb,

@@ -143,7 +143,6 @@ func TestPruneEndpoints(t *testing.T) {
 // checkReportsEachWithItsRepair: check finds the three orphaned Endpoints
 // objects and the stale one, each with the command that repairs it.
 func checkReportsEachWithItsRepair(t *testing.T, ns string) {
-	t.Helper()
 	r := slices(t, "check", "-n", ns, "-o", "json").mustCode(t, 1)
 	var report struct {
 		Endpoints int `json:"endpoints"`

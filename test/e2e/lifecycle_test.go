@@ -112,7 +112,6 @@ func TestRepairLifecycle(t *testing.T) {
 // syncHoldsBackWhileControllerIsCurrent: with kube-controller-manager
 // publishing svc/web correctly, sync writes nothing and points to release.
 func syncHoldsBackWhileControllerIsCurrent(t *testing.T, cp *controlplane.ControlPlane, ns string) {
-	t.Helper()
 	// 4. sync now writes nothing, says why, and points to release.
 	before := allSliceVersions(t, cp, ns)
 	r := kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
@@ -127,7 +126,6 @@ func syncHoldsBackWhileControllerIsCurrent(t *testing.T, cp *controlplane.Contro
 // releaseAllHandsBackEveryService: release --all -A leaves only
 // kube-controller-manager's slices for svc/web.
 func releaseAllHandsBackEveryService(t *testing.T, cp *controlplane.ControlPlane, ns string) {
-	t.Helper()
 	// 5. Hand back, every Service of the cluster at once.
 	r := kubectl(t, cp, "slices", "release", "--all", "-A", "--wait=60s").mustCode(t, 0)
 	if !strings.Contains(r.Stdout, "service "+ns+"/web released") || !strings.Contains(r.Stderr, "1 released, 0 refused") {

@@ -119,7 +119,6 @@ status:
 // createThroughAPIServer creates the manifest's objects through the API
 // server and gives each Pod the status a kubelet would report.
 func createThroughAPIServer(t *testing.T, ns, manifest string, pods []localPod) {
-	t.Helper()
 	// Now the same objects through the API server: kubectl apply, then
 	// the status a kubelet would report.
 	kubectl(t, shared, "apply", "-n", ns, "-f", manifest).mustCode(t, 0)

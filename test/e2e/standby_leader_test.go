@@ -101,7 +101,6 @@ func TestStandbyLeaderElection(t *testing.T) {
 // seedDriftingEndpoints creates the Endpoints controller's object for
 // Service last as it drifted: every one of its Pods listed not ready.
 func seedDriftingEndpoints(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns string, f *fleet, last string) {
-	t.Helper()
 	stuck := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: last, Namespace: ns, Labels: map[string]string{"endpoints.kubernetes.io/managed-by": "endpoint-controller"}}}
 	sub := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}
 	for _, a := range strings.Fields(f.desired(last)) {
@@ -117,7 +116,6 @@ func seedDriftingEndpoints(t *testing.T, ctx context.Context, cp *controlplane.C
 // long kube-controller-manager has been behind (dated from the change) and
 // why, and report Service last's drifting Endpoints object, alone.
 func checkAndExplainReportTheLag(t *testing.T, cp *controlplane.ControlPlane, ns string, changed map[string]time.Time, last string) {
-	t.Helper()
 	res := kubectl(t, cp, "slices", "check", "-n", ns, "-o", "json")
 	var report struct {
 		Findings []struct{ Service, Kind, Message string }

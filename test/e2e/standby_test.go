@@ -104,7 +104,6 @@ func TestStandbySafetyNet(t *testing.T) {
 // kube-controller-manager current, the standby loop writes nothing and keeps
 // every Service on standby.
 func standbyStaysIdleWhileControllerIsHealthy(t *testing.T, cp *controlplane.ControlPlane, f *fleet, loop replica) {
-	t.Helper()
 	// 1. Healthy controller under churn.
 	t.Logf("load before churn: %s", load())
 	ops := f.churn(t, standbyChurn, 50*time.Millisecond)
@@ -129,7 +128,6 @@ func standbyStaysIdleWhileControllerIsHealthy(t *testing.T, cp *controlplane.Con
 // changes show at once, unchanged ones stay the controller's; it returns how
 // many were taken over.
 func standbyTakesOverWhatChangesWhileControllerIsDown(t *testing.T, cp *controlplane.ControlPlane, ns string, f *fleet, loop replica) int {
-	t.Helper()
 	// 2. Controller killed, then half the Services change.
 	cp.KillControllerManager()
 	time.Sleep(time.Second)
@@ -182,7 +180,6 @@ func standbyTakesOverWhatChangesWhileControllerIsDown(t *testing.T, cp *controlp
 // every one of the taken Services is handed back with no poll seeing fewer
 // ready endpoints than desired, and the loop writes nothing afterwards.
 func standbyHandsBackWithoutDroppingEndpoints(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns string, f *fleet, loop replica, taken int) {
-	t.Helper()
 	// 3. Controller restarted: hand-back without a drop.
 	var drops []string
 	stop := make(chan struct{})
