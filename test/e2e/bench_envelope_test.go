@@ -285,19 +285,7 @@ func BenchmarkEnvelope(b *testing.B) {
 		check := timedCheck(b, cp, e.services)
 
 		// 4: the controller, cold on the same state.
-		for n := range e.namespaces {
-			err := cp.Admin.DiscoveryV1().EndpointSlices(e.ns(n)).DeleteCollection(context.Background(), metav1.DeleteOptions{},
-				metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel})
-			if err != nil {
-				b.Fatalf("deleting our slices in %s: %v", e.ns(n), err)
-			}
-		}
-		waitReadyCount(b, view, oursLabel, 0, time.Minute)
-		kcmStart := time.Now()
-		if err := cp.StartControllerManager(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		kcmCold := waitReadyCount(b, view, controllerLabel, e.pods, 2*time.Minute+time.Duration(e.services)*150*time.Millisecond).Sub(kcmStart)
+		kcmCold := controllerConvergesCold(b, cp, e, view)
 		say("envelope: %s", e)
 		say("cold sync --all -A: %v, %d API requests (%s); kube-controller-manager's cold convergence %v (ours %.3fx)",
 			cold.Round(time.Millisecond), coldReq, coldVerbs, kcmCold.Round(time.Millisecond), cold.Seconds()/kcmCold.Seconds())
@@ -350,21 +338,46 @@ func BenchmarkEnvelope(b *testing.B) {
 		w.stop(b, 15)
 
 		// 6: the webhook, caching the whole cluster.
-		ns := e.ns(0)
-		shapes := []serviceShape{
-			{map[string]string{"app": e.name(0)}, intstr.FromString("http")},
-			{map[string]string{"app": e.name(0)}, intstr.FromString("metrics")},
-			{map[string]string{"app": "Svc-0000"}, intstr.FromString("http")},
-			{map[string]string{"env": "envelope"}, intstr.FromString("http")},
-		}
-		const admissions = 200
-		wr := admitServices(b, cp, ns, admissions, shapes)
-		wr.check(b, admissions)
-		say("webhook caching the cluster: %d Service admissions, handling p50 %v p99 %v; API server round trip p99 %v",
-			wr.admitted, wr.p50, wr.p99, percentile(wr.rtt, 0.99).Round(time.Millisecond))
-		b.ReportMetric(ms(wr.p50), "webhook-p50-ms")
-		b.ReportMetric(ms(wr.p99), "webhook-p99-ms")
+		webhookCachingTheCluster(b, cp, e, say)
 		say("machine at the end: %s", machineState(cp))
 		fmt.Fprintf(os.Stderr, "\n--- envelope summary ---\n%s\n\n", strings.Join(summary, "\n"))
 	}
+}
+
+// controllerConvergesCold deletes our slices and starts kube-controller-manager
+// on the same state; it returns how long the controller took to publish every
+// Pod ready.
+func controllerConvergesCold(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, view *readyView) time.Duration {
+	for n := range e.namespaces {
+		err := cp.Admin.DiscoveryV1().EndpointSlices(e.ns(n)).DeleteCollection(context.Background(), metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel})
+		if err != nil {
+			b.Fatalf("deleting our slices in %s: %v", e.ns(n), err)
+		}
+	}
+	waitReadyCount(b, view, oursLabel, 0, time.Minute)
+	kcmStart := time.Now()
+	if err := cp.StartControllerManager(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return waitReadyCount(b, view, controllerLabel, e.pods, 2*time.Minute+time.Duration(e.services)*150*time.Millisecond).Sub(kcmStart)
+}
+
+// webhookCachingTheCluster times Service admissions by the webhook while it
+// caches the whole cluster, and says the figures with say.
+func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, say func(format string, args ...any)) {
+	ns := e.ns(0)
+	shapes := []serviceShape{
+		{map[string]string{"app": e.name(0)}, intstr.FromString("http")},
+		{map[string]string{"app": e.name(0)}, intstr.FromString("metrics")},
+		{map[string]string{"app": "Svc-0000"}, intstr.FromString("http")},
+		{map[string]string{"env": "envelope"}, intstr.FromString("http")},
+	}
+	const admissions = 200
+	wr := admitServices(b, cp, ns, admissions, shapes)
+	wr.check(b, admissions)
+	say("webhook caching the cluster: %d Service admissions, handling p50 %v p99 %v; API server round trip p99 %v",
+		wr.admitted, wr.p50, wr.p99, percentile(wr.rtt, 0.99).Round(time.Millisecond))
+	b.ReportMetric(ms(wr.p50), "webhook-p50-ms")
+	b.ReportMetric(ms(wr.p99), "webhook-p99-ms")
 }

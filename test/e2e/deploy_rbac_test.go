@@ -74,41 +74,11 @@ func TestDeployClusterRBAC(t *testing.T) {
 	}
 	tested := 0
 	for i, rule := range orig.Rules {
-		group, resource := rule.APIGroups[0], rule.Resources[0]
+		resource := rule.Resources[0]
 		for _, verb := range rule.Verbs {
 			tested++
 			t.Run(verb+"-"+resource, func(t *testing.T) {
-				cut := orig.DeepCopy()
-				cut.Rules[i].Verbs = nil
-				for _, v := range rule.Verbs {
-					if v != verb {
-						cut.Rules[i].Verbs = append(cut.Rules[i].Verbs, v)
-					}
-				}
-				setRules(t, ctx, cp, cut.Rules)
-				defer func() {
-					setRules(t, ctx, cp, orig.Rules)
-					waitAccess(t, cp, ns, sa, verb, group, resource, "", true)
-				}()
-				waitAccess(t, cp, ns, sa, verb, group, resource, "", false)
-				denied := verb + " " + resource
-				switch resource {
-				case "nodes", "endpoints", "events":
-					// Optional inputs (and Events, which the recorder would
-					// drop): the loop runs and says which right it lacks.
-					w := startWatch(t, cp, kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
-					w.waitLine(t, "(cannot "+denied+")", 10*time.Second)
-					w.waitLine(t, "caches filled", 10*time.Second) // running, not starting
-					if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
-						t.Errorf("exit %d", code)
-					}
-				default:
-					code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A")
-					t.Logf("exit %d: %s", code, strings.TrimSpace(out))
-					if code != 4 || !strings.Contains(out, "forbidden: cannot "+denied) || !strings.Contains(out, "kubectl slices deploy") {
-						t.Errorf("without %s: exit %d, output:\n%s", denied, code, out)
-					}
-				}
+				loopNamesTheMissingRight(t, ctx, cp, ns, sa, kubeconfig, orig, i, rule, verb)
 			})
 		}
 	}
@@ -129,6 +99,65 @@ func TestDeployClusterRBAC(t *testing.T) {
 	if _, err := cp.Admin.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "other-app", Namespace: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	leaseRoleReachesOnlyOurLease(t, cp, ns, sa, kubeconfig)
+
+	// One verb removed at a time: leader election stops at start-up
+	// naming it (client-go's elector would retry for ever).
+	for i, rule := range lease.Rules {
+		name := ""
+		if len(rule.ResourceNames) > 0 {
+			name = rule.ResourceNames[0]
+		}
+		for _, verb := range rule.Verbs {
+			t.Run(verb+"-leases", func(t *testing.T) {
+				leaderElectionNamesTheMissingRight(t, ctx, cp, ns, sa, kubeconfig, lease, i, rule, verb, name)
+			})
+		}
+	}
+}
+
+// loopNamesTheMissingRight: with verb removed from the ClusterRole's rule i,
+// the loop says which right it lacks: it runs on without an optional input,
+// and stops with exit code 4 without a required one.
+func loopNamesTheMissingRight(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns, sa, kubeconfig string, orig *rbacv1.ClusterRole, i int, rule rbacv1.PolicyRule, verb string) {
+	group, resource := rule.APIGroups[0], rule.Resources[0]
+	cut := orig.DeepCopy()
+	cut.Rules[i].Verbs = nil
+	for _, v := range rule.Verbs {
+		if v != verb {
+			cut.Rules[i].Verbs = append(cut.Rules[i].Verbs, v)
+		}
+	}
+	setRules(t, ctx, cp, cut.Rules)
+	defer func() {
+		setRules(t, ctx, cp, orig.Rules)
+		waitAccess(t, cp, ns, sa, verb, group, resource, "", true)
+	}()
+	waitAccess(t, cp, ns, sa, verb, group, resource, "", false)
+	denied := verb + " " + resource
+	switch resource {
+	case "nodes", "endpoints", "events":
+		// Optional inputs (and Events, which the recorder would
+		// drop): the loop runs and says which right it lacks.
+		w := startWatch(t, cp, kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
+		w.waitLine(t, "(cannot "+denied+")", 10*time.Second)
+		w.waitLine(t, "caches filled", 10*time.Second) // running, not starting
+		if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+	default:
+		code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A")
+		t.Logf("exit %d: %s", code, strings.TrimSpace(out))
+		if code != 4 || !strings.Contains(out, "forbidden: cannot "+denied) || !strings.Contains(out, "kubectl slices deploy") {
+			t.Errorf("without %s: exit %d, output:\n%s", denied, code, out)
+		}
+	}
+}
+
+// leaseRoleReachesOnlyOurLease: the ServiceAccount may get and update its
+// own Lease, not another application's in the namespace, by the authorizer
+// and by an update with its token.
+func leaseRoleReachesOnlyOurLease(t *testing.T, cp *controlplane.ControlPlane, ns, sa, kubeconfig string) {
 	for _, verb := range []string{"get", "update"} {
 		if canI(t, cp, ns, sa, verb, "other-app") || !canI(t, cp, ns, sa, verb, "kubectl-slices") {
 			t.Errorf("%s: the loop may %s other-app: %v, its own Lease: %v", verb, verb,
@@ -145,39 +174,31 @@ func TestDeployClusterRBAC(t *testing.T) {
 		t.Errorf("the loop's identity updated another application's Lease: code %d\n%s", r.Code, r.Stderr)
 	}
 	replace("kubectl-slices").mustCode(t, 0)
+}
 
-	// One verb removed at a time: leader election stops at start-up
-	// naming it (client-go's elector would retry for ever).
-	for i, rule := range lease.Rules {
-		name := ""
-		if len(rule.ResourceNames) > 0 {
-			name = rule.ResourceNames[0]
+// leaderElectionNamesTheMissingRight: with verb removed from the Lease Role's
+// rule i, leader election stops at start-up with exit code 4 naming it.
+func leaderElectionNamesTheMissingRight(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns, sa, kubeconfig string, lease *rbacv1.Role, i int, rule rbacv1.PolicyRule, verb, name string) {
+	cut := lease.DeepCopy()
+	cut.Rules[i].Verbs = nil
+	for _, v := range rule.Verbs {
+		if v != verb {
+			cut.Rules[i].Verbs = append(cut.Rules[i].Verbs, v)
 		}
-		for _, verb := range rule.Verbs {
-			t.Run(verb+"-leases", func(t *testing.T) {
-				cut := lease.DeepCopy()
-				cut.Rules[i].Verbs = nil
-				for _, v := range rule.Verbs {
-					if v != verb {
-						cut.Rules[i].Verbs = append(cut.Rules[i].Verbs, v)
-					}
-				}
-				if len(cut.Rules[i].Verbs) == 0 {
-					cut.Rules = append(cut.Rules[:i:i], cut.Rules[i+1:]...)
-				}
-				setRole(t, ctx, cp, cut)
-				defer func() {
-					setRole(t, ctx, cp, lease)
-					within(t, verb+" leases granted again", 10*time.Second, func() bool { return canI(t, cp, ns, sa, verb, name) })
-				}()
-				within(t, verb+" leases refused", 10*time.Second, func() bool { return !canI(t, cp, ns, sa, verb, name) })
-				code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A", "--leader-elect", "--leader-elect-resource-namespace", ns)
-				t.Logf("exit %d: %s", code, strings.TrimSpace(out))
-				if want := "forbidden: cannot " + verb + " leases.coordination.k8s.io in namespace " + ns; code != 4 || !strings.Contains(out, want) {
-					t.Errorf("without %s leases: exit %d, output:\n%s", verb, code, out)
-				}
-			})
-		}
+	}
+	if len(cut.Rules[i].Verbs) == 0 {
+		cut.Rules = append(cut.Rules[:i:i], cut.Rules[i+1:]...)
+	}
+	setRole(t, ctx, cp, cut)
+	defer func() {
+		setRole(t, ctx, cp, lease)
+		within(t, verb+" leases granted again", 10*time.Second, func() bool { return canI(t, cp, ns, sa, verb, name) })
+	}()
+	within(t, verb+" leases refused", 10*time.Second, func() bool { return !canI(t, cp, ns, sa, verb, name) })
+	code, out := runBounded(t, cp, kubeconfig, 10*time.Second, "sync", "--watch", "--all", "-A", "--leader-elect", "--leader-elect-resource-namespace", ns)
+	t.Logf("exit %d: %s", code, strings.TrimSpace(out))
+	if want := "forbidden: cannot " + verb + " leases.coordination.k8s.io in namespace " + ns; code != 4 || !strings.Contains(out, want) {
+		t.Errorf("without %s leases: exit %d, output:\n%s", verb, code, out)
 	}
 }
 

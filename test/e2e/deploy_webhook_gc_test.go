@@ -155,58 +155,13 @@ func TestDeployWebhookCollector(t *testing.T) {
 		timedDelete(t, cp, 60*time.Second, "namespace", gone)
 	})
 	t.Run("forged controller slice", func(t *testing.T) {
-		tenant := roleUser(t, cp, ns, "tenant", []rbacv1.PolicyRule{{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"create"}}})
-		waitAccess(t, cp, ns, "tenant", "create", "discovery.k8s.io", "endpointslices", ns, true)
-		forged := ours[0].DeepCopy()
-		forged.ObjectMeta = metav1.ObjectMeta{Name: "forged", Namespace: ns, Labels: map[string]string{
-			discovery.LabelManagedBy: "endpointslice-controller.k8s.io", discovery.LabelServiceName: "ctl"}}
-		forged.TypeMeta = metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"}
-		b, err := yaml.Marshal(forged)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := kubectl(t, cp, "--kubeconfig", tenant, "create", "-f", writeFile(t, "forged.yaml", string(b)), "--field-manager", "kube-controller-manager")
-		if r.Code == 0 || !strings.Contains(r.Stderr, "only kube-controller-manager writes") || !strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":tenant is not one of them") {
-			t.Fatalf("the forged create: exit %d\n%s", r.Code, r.Stderr)
-		}
-		if _, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Get(ctx, "forged", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			t.Fatalf("the forged slice exists: %v", err)
-		}
-		// The same slice under a value of the tenant's own is its to write.
-		forged.Labels[discovery.LabelManagedBy] = "tenant-tool"
-		b, _ = yaml.Marshal(forged)
-		kubectl(t, cp, "--kubeconfig", tenant, "create", "-f", writeFile(t, "own.yaml", string(b))).mustCode(t, 0)
+		forgedControllerSliceIsRefused(t, ctx, cp, ns, ours)
 	})
 	// The collector only removes or unblocks ownerReferences: a tenant
 	// adding a second Service's reference, to the controller's slice or
 	// ours, is judged as any other write, and refused.
 	t.Run("added ownerReference", func(t *testing.T) {
-		other, err := cp.Admin.CoreV1().Services(ns).Get(ctx, "fg", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		owner := "owner-tenant"
-		tenant := roleUser(t, cp, ns, owner, []rbacv1.PolicyRule{{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "patch", "update"}}})
-		waitAccess(t, cp, ns, owner, "patch", "discovery.k8s.io", "endpointslices", ns, true)
-		ref := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","name":"fg","uid":%q}`, other.UID)
-		ctrl := listSlices(t, cp, ns, "ctl", "endpointslice-controller.k8s.io")[0]
-		oursLeft := listSlices(t, cp, ns, "orphan", "kubectl-slices")[0]
-		for _, target := range []*discovery.EndpointSlice{&ctrl, &oursLeft} {
-			refs := []string{ref}
-			for _, o := range target.OwnerReferences {
-				b, _ := json.Marshal(o)
-				refs = append([]string{string(b)}, refs...)
-			}
-			patch := `{"metadata":{"ownerReferences":[` + strings.Join(refs, ",") + `]}}`
-			r := kubectl(t, cp, "--kubeconfig", tenant, "patch", "endpointslice", target.Name, "-n", ns, "--type=merge", "-p", patch)
-			if r.Code == 0 || !strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":"+owner+" is not one of them") {
-				t.Errorf("adding an ownerReference to %s (%s): exit %d\n%s", target.Name, target.Labels[discovery.LabelManagedBy], r.Code, r.Stderr)
-			}
-			got, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Get(ctx, target.Name, metav1.GetOptions{})
-			if err != nil || len(got.OwnerReferences) != len(target.OwnerReferences) {
-				t.Errorf("slice %s after the refused patch: %v, owners %v", target.Name, err, got.OwnerReferences)
-			}
-		}
+		addedOwnerReferenceIsRefused(t, ctx, cp, ns)
 	})
 	t.Run("the controller writes", func(t *testing.T) {
 		mustPods(t, cp, ns, podSpec("ctl", 2, 10))
@@ -230,6 +185,65 @@ func TestDeployWebhookCollector(t *testing.T) {
 			t.Errorf("the controller's slices were written by %v", writers)
 		}
 	})
+}
+
+// forgedControllerSliceIsRefused: a tenant allowed to create slices may not
+// create one under kube-controller-manager's value, whatever its field
+// manager; under a value of its own it may.
+func forgedControllerSliceIsRefused(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns string, ours []discovery.EndpointSlice) {
+	tenant := roleUser(t, cp, ns, "tenant", []rbacv1.PolicyRule{{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"create"}}})
+	waitAccess(t, cp, ns, "tenant", "create", "discovery.k8s.io", "endpointslices", ns, true)
+	forged := ours[0].DeepCopy()
+	forged.ObjectMeta = metav1.ObjectMeta{Name: "forged", Namespace: ns, Labels: map[string]string{
+		discovery.LabelManagedBy: "endpointslice-controller.k8s.io", discovery.LabelServiceName: "ctl"}}
+	forged.TypeMeta = metav1.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"}
+	b, err := yaml.Marshal(forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := kubectl(t, cp, "--kubeconfig", tenant, "create", "-f", writeFile(t, "forged.yaml", string(b)), "--field-manager", "kube-controller-manager")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "only kube-controller-manager writes") || !strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":tenant is not one of them") {
+		t.Fatalf("the forged create: exit %d\n%s", r.Code, r.Stderr)
+	}
+	if _, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Get(ctx, "forged", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the forged slice exists: %v", err)
+	}
+	// The same slice under a value of the tenant's own is its to write.
+	forged.Labels[discovery.LabelManagedBy] = "tenant-tool"
+	b, _ = yaml.Marshal(forged)
+	kubectl(t, cp, "--kubeconfig", tenant, "create", "-f", writeFile(t, "own.yaml", string(b))).mustCode(t, 0)
+}
+
+// addedOwnerReferenceIsRefused: a tenant adding a second Service's
+// ownerReference to the controller's slice or ours is refused, and the
+// slice keeps its owners.
+func addedOwnerReferenceIsRefused(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns string) {
+	other, err := cp.Admin.CoreV1().Services(ns).Get(ctx, "fg", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := "owner-tenant"
+	tenant := roleUser(t, cp, ns, owner, []rbacv1.PolicyRule{{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "patch", "update"}}})
+	waitAccess(t, cp, ns, owner, "patch", "discovery.k8s.io", "endpointslices", ns, true)
+	ref := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","name":"fg","uid":%q}`, other.UID)
+	ctrl := listSlices(t, cp, ns, "ctl", "endpointslice-controller.k8s.io")[0]
+	oursLeft := listSlices(t, cp, ns, "orphan", "kubectl-slices")[0]
+	for _, target := range []*discovery.EndpointSlice{&ctrl, &oursLeft} {
+		refs := []string{ref}
+		for _, o := range target.OwnerReferences {
+			b, _ := json.Marshal(o)
+			refs = append([]string{string(b)}, refs...)
+		}
+		patch := `{"metadata":{"ownerReferences":[` + strings.Join(refs, ",") + `]}}`
+		r := kubectl(t, cp, "--kubeconfig", tenant, "patch", "endpointslice", target.Name, "-n", ns, "--type=merge", "-p", patch)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":"+owner+" is not one of them") {
+			t.Errorf("adding an ownerReference to %s (%s): exit %d\n%s", target.Name, target.Labels[discovery.LabelManagedBy], r.Code, r.Stderr)
+		}
+		got, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Get(ctx, target.Name, metav1.GetOptions{})
+		if err != nil || len(got.OwnerReferences) != len(target.OwnerReferences) {
+			t.Errorf("slice %s after the refused patch: %v, owners %v", target.Name, err, got.OwnerReferences)
+		}
+	}
 }
 
 // Without the webhook, check flags a slice under the controller's value

@@ -98,30 +98,10 @@ func TestPruneEndpoints(t *testing.T) {
 	before := endpointsDump(t, shared, ns)
 	doomed := []string{"ext", "gone", "nosel"}
 
-	// check reports each, with the command that repairs it.
-	r := slices(t, "check", "-n", ns, "-o", "json").mustCode(t, 1)
-	var report struct {
-		Endpoints int `json:"endpoints"`
-		Findings  []struct{ Service, Kind, Command string }
-	}
-	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
-		t.Fatalf("%v:\n%s", err, r.Stdout)
-	}
-	var got []string
-	for _, f := range report.Findings {
-		if strings.HasSuffix(f.Kind, "Endpoints") {
-			got = append(got, f.Service+" "+f.Kind+" "+f.Command)
-		}
-	}
-	sort.Strings(got)
-	want := []string{"ext OrphanedEndpoints kubectl slices prune -n " + ns, "gone OrphanedEndpoints kubectl slices prune -n " + ns,
-		"keep StaleEndpoints kubectl slices sync svc/keep -n " + ns + " --with-endpoints", "nosel OrphanedEndpoints kubectl slices prune -n " + ns}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") || report.Endpoints != 4 {
-		t.Errorf("check found (%d Endpoints checked):\n%s\nwant\n%s", report.Endpoints, strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkReportsEachWithItsRepair(t, ns)
 
 	// A dry run lists them, with reasons, and changes nothing.
-	r = slices(t, "prune", "-n", ns, "--dry-run=client").mustCode(t, 0)
+	r := slices(t, "prune", "-n", ns, "--dry-run=client").mustCode(t, 0)
 	for _, name := range doomed {
 		if !strings.Contains(r.Stdout, "endpoints/"+name+" deleted (dry run") {
 			t.Errorf("dry run does not list endpoints/%s:\n%s", name, r.Stdout)
@@ -157,6 +137,31 @@ func TestPruneEndpoints(t *testing.T) {
 	r = slices(t, "prune", "-n", ns).mustCode(t, 0)
 	if !strings.Contains(r.Stdout, "Nothing to prune") {
 		t.Errorf("second prune:\n%s", r.Stdout)
+	}
+}
+
+// checkReportsEachWithItsRepair: check finds the three orphaned Endpoints
+// objects and the stale one, each with the command that repairs it.
+func checkReportsEachWithItsRepair(t *testing.T, ns string) {
+	r := slices(t, "check", "-n", ns, "-o", "json").mustCode(t, 1)
+	var report struct {
+		Endpoints int `json:"endpoints"`
+		Findings  []struct{ Service, Kind, Command string }
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
+		t.Fatalf("%v:\n%s", err, r.Stdout)
+	}
+	var got []string
+	for _, f := range report.Findings {
+		if strings.HasSuffix(f.Kind, "Endpoints") {
+			got = append(got, f.Service+" "+f.Kind+" "+f.Command)
+		}
+	}
+	sort.Strings(got)
+	want := []string{"ext OrphanedEndpoints kubectl slices prune -n " + ns, "gone OrphanedEndpoints kubectl slices prune -n " + ns,
+		"keep StaleEndpoints kubectl slices sync svc/keep -n " + ns + " --with-endpoints", "nosel OrphanedEndpoints kubectl slices prune -n " + ns}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || report.Endpoints != 4 {
+		t.Errorf("check found (%d Endpoints checked):\n%s\nwant\n%s", report.Endpoints, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

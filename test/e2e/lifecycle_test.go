@@ -9,6 +9,8 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
 // The repair lifecycle, start to end, on a cluster of its own (check -A sees
@@ -96,18 +98,36 @@ func TestRepairLifecycle(t *testing.T) {
 		t.Errorf("check -A with both managers does not point to release:\n%s", r.Stdout)
 	}
 
+	syncHoldsBackWhileControllerIsCurrent(t, cp, ns)
+	releaseAllHandsBackEveryService(t, cp, ns)
+
+	// 6. Healthy again. Give the poller a last look.
+	kubectl(t, cp, "slices", "check", "-A").mustCode(t, 0)
+	time.Sleep(time.Second)
+	poller.finish(t)
+	apiPoller.finish(t)
+	poller, apiPoller = nil, nil
+}
+
+// syncHoldsBackWhileControllerIsCurrent: with kube-controller-manager
+// publishing svc/web correctly, sync writes nothing and points to release.
+func syncHoldsBackWhileControllerIsCurrent(t *testing.T, cp *controlplane.ControlPlane, ns string) {
 	// 4. sync now writes nothing, says why, and points to release.
 	before := allSliceVersions(t, cp, ns)
-	r = kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	r := kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
 	if !strings.Contains(r.Stdout, "kube-controller-manager publishes svc/web correctly") || !strings.Contains(r.Stdout, "kubectl slices release svc/web -n "+ns) {
 		t.Errorf("second sync does not hold back:\n%s", r.Stdout)
 	}
 	if after := allSliceVersions(t, cp, ns); !reflect.DeepEqual(before, after) {
 		t.Errorf("sync wrote although the controller is current: %v -> %v", before, after)
 	}
+}
 
+// releaseAllHandsBackEveryService: release --all -A leaves only
+// kube-controller-manager's slices for svc/web.
+func releaseAllHandsBackEveryService(t *testing.T, cp *controlplane.ControlPlane, ns string) {
 	// 5. Hand back, every Service of the cluster at once.
-	r = kubectl(t, cp, "slices", "release", "--all", "-A", "--wait=60s").mustCode(t, 0)
+	r := kubectl(t, cp, "slices", "release", "--all", "-A", "--wait=60s").mustCode(t, 0)
 	if !strings.Contains(r.Stdout, "service "+ns+"/web released") || !strings.Contains(r.Stderr, "1 released, 0 refused") {
 		t.Errorf("release output:\n%s\n%s", r.Stdout, r.Stderr)
 	}
@@ -120,13 +140,6 @@ func TestRepairLifecycle(t *testing.T) {
 	if len(all) == 0 {
 		t.Fatal("no slices remain")
 	}
-
-	// 6. Healthy again. Give the poller a last look.
-	kubectl(t, cp, "slices", "check", "-A").mustCode(t, 0)
-	time.Sleep(time.Second)
-	poller.finish(t)
-	apiPoller.finish(t)
-	poller, apiPoller = nil, nil
 }
 
 // release refuses, with the difference endpoint by endpoint, when the

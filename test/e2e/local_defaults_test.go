@@ -70,28 +70,7 @@ status:
 
 	local := slices(t, "explain", "svc/web", "-n", ns, "--local", "-f", dir, "-o", "json").mustCode(t, 1)
 
-	// Now the same objects through the API server: kubectl apply, then
-	// the status a kubelet would report.
-	kubectl(t, shared, "apply", "-n", ns, "-f", manifest).mustCode(t, 0)
-	ctx := context.Background()
-	for _, p := range pods {
-		pod, err := shared.Admin.CoreV1().Pods(ns).Get(ctx, p.name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ready := corev1.ConditionFalse
-		if p.ready {
-			ready = corev1.ConditionTrue
-		}
-		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: p.ip, PodIPs: []corev1.PodIP{{IP: p.ip}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}}
-		if p.podIPOnly {
-			pod.Status.PodIPs = nil // the API server fills them in
-		}
-		if _, err := shared.Admin.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createThroughAPIServer(t, ns, manifest, pods)
 	live := slices(t, "explain", "svc/web", "-n", ns, "-o", "json").mustCode(t, 1)
 
 	type report struct {
@@ -135,6 +114,33 @@ status:
 		t.Errorf("cluster report: service %v\npods %v", c.Service, c.Pods)
 	}
 	t.Logf("local defaulted: %q", l.Defaulted)
+}
+
+// createThroughAPIServer creates the manifest's objects through the API
+// server and gives each Pod the status a kubelet would report.
+func createThroughAPIServer(t *testing.T, ns, manifest string, pods []localPod) {
+	// Now the same objects through the API server: kubectl apply, then
+	// the status a kubelet would report.
+	kubectl(t, shared, "apply", "-n", ns, "-f", manifest).mustCode(t, 0)
+	ctx := context.Background()
+	for _, p := range pods {
+		pod, err := shared.Admin.CoreV1().Pods(ns).Get(ctx, p.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ready := corev1.ConditionFalse
+		if p.ready {
+			ready = corev1.ConditionTrue
+		}
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: p.ip, PodIPs: []corev1.PodIP{{IP: p.ip}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}}
+		if p.podIPOnly {
+			pod.Status.PodIPs = nil // the API server fills them in
+		}
+		if _, err := shared.Admin.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // podIPs is the manifest's podIPs line, or none for a Pod written with podIP

@@ -125,6 +125,26 @@ func getFrom(src, addr, path string) (int, error) {
 	return resp.StatusCode, nil
 }
 
+// openIdleConnections opens n connections to each of the webhook and health
+// servers, each sending one request and then held open until the server
+// closes it or limit passes; wg is done when all are.
+func openIdleConnections(wg *sync.WaitGroup, hook, health *idlers, hookAddr, healthAddr string, n int, limit time.Duration) {
+	dialer := &net.Dialer{Timeout: limit}
+	for range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			hook.hold(func() (net.Conn, error) {
+				return tls.DialWithDialer(dialer, "tcp", hookAddr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+			}, "GET /validate/services HTTP/1.1\r\nHost: webhook\r\n\r\n", limit)
+		}()
+		go func() {
+			defer wg.Done()
+			health.hold(func() (net.Conn, error) { return dialer.Dial("tcp", healthAddr) }, "GET /healthz HTTP/1.1\r\nHost: health\r\n\r\n", limit)
+		}()
+	}
+}
+
 // The webhook and the health server close idle connections and serve a
 // bounded number at once, at most 32 from one address: of 1,000 TLS
 // keep-alives to the webhook and 1,000 to the health server from one
@@ -148,21 +168,8 @@ func TestServerIdleConnections(t *testing.T) {
 	const limit = 3 * time.Minute
 	var hook, health idlers
 	var wg sync.WaitGroup
-	dialer := &net.Dialer{Timeout: limit}
 	start := time.Now()
-	for range n {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			hook.hold(func() (net.Conn, error) {
-				return tls.DialWithDialer(dialer, "tcp", hookAddr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
-			}, "GET /validate/services HTTP/1.1\r\nHost: webhook\r\n\r\n", limit)
-		}()
-		go func() {
-			defer wg.Done()
-			health.hold(func() (net.Conn, error) { return dialer.Dial("tcp", healthAddr) }, "GET /healthz HTTP/1.1\r\nHost: health\r\n\r\n", limit)
-		}()
-	}
+	openIdleConnections(&wg, &hook, &health, hookAddr, healthAddr, n, limit)
 	// The process's open files while the connections come and go.
 	stop := make(chan struct{})
 	var maxFDs atomic.Int64

@@ -12,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
 // Two replicas with leader election in standby mode: the controller is
@@ -52,6 +54,53 @@ func TestStandbyLeaderElection(t *testing.T) {
 	// A drifting Endpoints object of the Endpoints controller (not running
 	// here), seeded by hand: the last Service's Pods listed not ready.
 	last := svcs[len(svcs)-1]
+	seedDriftingEndpoints(t, ctx, cp, ns, f, last)
+	checkAndExplainReportTheLag(t, cp, ns, changed, last)
+	if w := b.writes(t); w != 0 {
+		t.Fatalf("the replica standing by wrote %v slices", w)
+	}
+
+	_ = a.cmd.Process.Kill()
+	<-a.done
+	b.waitLine(t, "leading: writing from now on", testLease+5*time.Second)
+	time.Sleep(standbyThreshold + time.Second)
+	within(t, "the new leader serves the Services taken over", 5*time.Second, func() bool {
+		s := standbyStates(t, b)
+		return s["serving"] == 3 && s["standby"] == 3
+	})
+	by, _ := sliceStates(t, cp, ns)
+	for i, svc := range svcs {
+		_, ours := by[oursLabel][svc]
+		if ours != (i < 3) {
+			t.Fatalf("after the failover svc/%s has ours %v (%q)", svc, ours, by[oursLabel][svc])
+		}
+	}
+	if n := value(b.metrics(t), "kubectl_slices_handbacks_total", nil); n != 0 {
+		t.Fatalf("the new leader handed back %v Services while the controller is down", n)
+	}
+	// A flip on a served Service is the new leader's to write.
+	start := time.Now()
+	f.flip(t, svcs[0])
+	within(t, "the new leader writes a flip", 2*time.Second, func() bool { return endpointState(t, cp, ns, svcs[0]) == f.desired(svcs[0]) })
+	t.Logf("flip written %s after it", time.Since(start).Round(time.Millisecond))
+
+	if err := cp.StartControllerManager(ctx); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "handed back by the new leader", 60*time.Second, func() bool {
+		by, _ := sliceStates(t, cp, ns)
+		for _, svc := range svcs {
+			if _, ours := by[oursLabel][svc]; ours || by[controllerLabel][svc] != f.desired(svc) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// seedDriftingEndpoints creates the Endpoints controller's object for
+// Service last as it drifted: every one of its Pods listed not ready.
+func seedDriftingEndpoints(t *testing.T, ctx context.Context, cp *controlplane.ControlPlane, ns string, f *fleet, last string) {
 	stuck := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: last, Namespace: ns, Labels: map[string]string{"endpoints.kubernetes.io/managed-by": "endpoint-controller"}}}
 	sub := corev1.EndpointSubset{Ports: []corev1.EndpointPort{{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}}}
 	for _, a := range strings.Fields(f.desired(last)) {
@@ -61,6 +110,12 @@ func TestStandbyLeaderElection(t *testing.T) {
 	if _, err := cp.Admin.CoreV1().Endpoints(ns).Create(ctx, stuck, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkAndExplainReportTheLag: check and explain say, per changed Service, how
+// long kube-controller-manager has been behind (dated from the change) and
+// why, and report Service last's drifting Endpoints object, alone.
+func checkAndExplainReportTheLag(t *testing.T, cp *controlplane.ControlPlane, ns string, changed map[string]time.Time, last string) {
 	res := kubectl(t, cp, "slices", "check", "-n", ns, "-o", "json")
 	var report struct {
 		Findings []struct{ Service, Kind, Message string }
@@ -113,44 +168,4 @@ func TestStandbyLeaderElection(t *testing.T) {
 		t.Fatalf("check reported %d drifting Endpoints objects, want 1 (svc/%s):\n%s", drift, last, res.Stdout)
 	}
 	t.Logf("check: %s", example)
-	if w := b.writes(t); w != 0 {
-		t.Fatalf("the replica standing by wrote %v slices", w)
-	}
-
-	_ = a.cmd.Process.Kill()
-	<-a.done
-	b.waitLine(t, "leading: writing from now on", testLease+5*time.Second)
-	time.Sleep(standbyThreshold + time.Second)
-	within(t, "the new leader serves the Services taken over", 5*time.Second, func() bool {
-		s := standbyStates(t, b)
-		return s["serving"] == 3 && s["standby"] == 3
-	})
-	by, _ := sliceStates(t, cp, ns)
-	for i, svc := range svcs {
-		_, ours := by[oursLabel][svc]
-		if ours != (i < 3) {
-			t.Fatalf("after the failover svc/%s has ours %v (%q)", svc, ours, by[oursLabel][svc])
-		}
-	}
-	if n := value(b.metrics(t), "kubectl_slices_handbacks_total", nil); n != 0 {
-		t.Fatalf("the new leader handed back %v Services while the controller is down", n)
-	}
-	// A flip on a served Service is the new leader's to write.
-	start := time.Now()
-	f.flip(t, svcs[0])
-	within(t, "the new leader writes a flip", 2*time.Second, func() bool { return endpointState(t, cp, ns, svcs[0]) == f.desired(svcs[0]) })
-	t.Logf("flip written %s after it", time.Since(start).Round(time.Millisecond))
-
-	if err := cp.StartControllerManager(ctx); err != nil {
-		t.Fatal(err)
-	}
-	within(t, "handed back by the new leader", 60*time.Second, func() bool {
-		by, _ := sliceStates(t, cp, ns)
-		for _, svc := range svcs {
-			if _, ours := by[oursLabel][svc]; ours || by[controllerLabel][svc] != f.desired(svc) {
-				return false
-			}
-		}
-		return true
-	})
 }

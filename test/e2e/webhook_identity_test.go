@@ -111,82 +111,11 @@ func TestWebhookIdentity(t *testing.T) {
 	})
 
 	t.Run("field manager is not an identity", func(t *testing.T) {
-		as := func(args ...string) result {
-			return kubectl(t, cp, append([]string{"--kubeconfig", editor}, args...)...)
-		}
-		// The Role does allow the write: a slice of another manager is
-		// patched.
-		as("patch", "endpointslice", foreign.Name, "-n", ns, "--type=merge", "-p", `{"metadata":{"labels":{"touched":"yes"}}}`, "--field-manager=kubectl-slices").mustCode(t, 0)
-		refused := func(what string, r result) {
-			t.Helper()
-			t.Logf("%s:\n%s", what, r.Stderr)
-			if r.Code == 0 || !strings.Contains(r.Stderr, "denied the request") ||
-				!strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":editor is not one of them, whatever its field manager") {
-				t.Errorf("%s: code %d, stderr:\n%s", what, r.Code, r.Stderr)
-			}
-		}
-		refused("patch of our slice", as("patch", "endpointslice", ours[0].Name, "-n", ns, "--type=merge", "-p", `{"endpoints":[]}`, "--field-manager=kubectl-slices"))
-		forged := fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: web-forged
-  namespace: %s
-  labels: {endpointslice.kubernetes.io/managed-by: kubectl-slices, kubernetes.io/service-name: web}
-addressType: IPv4
-endpoints: [{addresses: [10.66.6.6]}]
-ports: [{name: http, port: 8080, protocol: TCP}]
-`, ns)
-		f := writeFile(t, "forged.yaml", forged)
-		refused("create with our label", as("create", "-f", f, "--field-manager=kubectl-slices"))
-		refused("server-side apply with our label", as("apply", "--server-side", "-f", f, "--field-manager=kubectl-slices"))
-		got := listSlices(t, cp, ns, "web", "kubectl-slices")
-		if len(got) != 1 || len(got[0].Endpoints) != 3 {
-			t.Fatalf("our slices after the refused writes: %+v", got)
-		}
-
-		// The loop's ServiceAccount, by its token, writes.
-		mustPods(t, cp, ns, podSpec("web", 3, 8))
-		if code, out := runBounded(t, cp, loop, 30*time.Second, "sync", "svc/web", "-n", ns); code != 0 {
-			t.Fatalf("the loop's ServiceAccount was refused: exit %d\n%s", code, out)
-		}
-		if got := endpointAddresses(listSlices(t, cp, ns, "web", "kubectl-slices")); len(got) != 4 {
-			t.Fatalf("after the loop's sync: %v", got)
-		}
-		// An allowed group's member (the admin) repairs with sync.
-		mustPods(t, cp, ns, podSpec("web", 4, 8))
-		kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
-		if got := endpointAddresses(listSlices(t, cp, ns, "web", "kubectl-slices")); len(got) != 5 {
-			t.Fatalf("after the admin's sync: %v", got)
-		}
+		fieldManagerIsNotAnIdentity(t, cp, ns, editor, loop, ours[0].Name, foreign.Name)
 	})
 
 	t.Run("Pod data only for Pod readers", func(t *testing.T) {
-		typo := writeFile(t, "typo.yaml", serviceYAML(ns, "typo", "app: Web", "http"))
-		noPort := writeFile(t, "noport.yaml", serviceYAML(ns, "noport", "app: web", "metrics"))
-		create := func(kubeconfig, file string) string {
-			r := kubectl(t, cp, "--kubeconfig", kubeconfig, "create", "-f", file, "--dry-run=server").mustCode(t, 0)
-			return r.Stderr
-		}
-		hidden := "(details hidden: you may not list pods in " + ns + ")"
-		out := create(svcWriter, typo)
-		t.Logf("typo, as a Service writer:\n%s", out)
-		if !strings.Contains(out, "Warning: kubectl-slices: service typo: selector app=Web matches no Pods in namespace "+ns+"; several Pods differ by one label "+hidden) ||
-			strings.Contains(out, "web-0") || strings.Contains(out, "app=web") {
-			t.Errorf("typo as a writer who may not list Pods:\n%s", out)
-		}
-		out = create(svcWriter, noPort)
-		t.Logf("missing port, as a Service writer:\n%s", out)
-		if !strings.Contains(out, `targetPort "metrics" of port http is not declared by 5 of 5 Pods: they receive no traffic on it `+hidden) || strings.Contains(out, "web-") {
-			t.Errorf("missing port as a writer who may not list Pods:\n%s", out)
-		}
-		out = create(podReader, typo)
-		if !strings.Contains(out, "nearest miss: pod web-0 has app=web") || strings.Contains(out, "details hidden") {
-			t.Errorf("typo as a writer who may list Pods:\n%s", out)
-		}
-		out = create(podReader, noPort)
-		if !strings.Contains(out, "is not declared by 5 of 5 Pods (web-0, web-1, web-2 and 2 more)") {
-			t.Errorf("missing port as a writer who may list Pods:\n%s", out)
-		}
+		podDataOnlyForPodReaders(t, cp, ns, svcWriter, podReader)
 	})
 
 	if code, _ := w.stop(t, syscall.SIGTERM); code != 0 {
@@ -217,4 +146,89 @@ ports: [{name: http, port: 8080, protocol: TCP}]
 			t.Errorf("the loop's own writes were refused:\n%s", sw.output())
 		}
 	})
+}
+
+// fieldManagerIsNotAnIdentity: the editor, allowed by RBAC to write slices,
+// is refused on ours whatever its field manager (patch, create and
+// server-side apply with our label), while the loop's ServiceAccount and an
+// allowed group's member write.
+func fieldManagerIsNotAnIdentity(t *testing.T, cp *controlplane.ControlPlane, ns, editor, loop, ourName, foreignName string) {
+	as := func(args ...string) result {
+		return kubectl(t, cp, append([]string{"--kubeconfig", editor}, args...)...)
+	}
+	// The Role does allow the write: a slice of another manager is
+	// patched.
+	as("patch", "endpointslice", foreignName, "-n", ns, "--type=merge", "-p", `{"metadata":{"labels":{"touched":"yes"}}}`, "--field-manager=kubectl-slices").mustCode(t, 0)
+	refused := func(what string, r result) {
+		t.Helper()
+		t.Logf("%s:\n%s", what, r.Stderr)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "denied the request") ||
+			!strings.Contains(r.Stderr, "system:serviceaccount:"+ns+":editor is not one of them, whatever its field manager") {
+			t.Errorf("%s: code %d, stderr:\n%s", what, r.Code, r.Stderr)
+		}
+	}
+	refused("patch of our slice", as("patch", "endpointslice", ourName, "-n", ns, "--type=merge", "-p", `{"endpoints":[]}`, "--field-manager=kubectl-slices"))
+	forged := fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-forged
+  namespace: %s
+  labels: {endpointslice.kubernetes.io/managed-by: kubectl-slices, kubernetes.io/service-name: web}
+addressType: IPv4
+endpoints: [{addresses: [10.66.6.6]}]
+ports: [{name: http, port: 8080, protocol: TCP}]
+`, ns)
+	f := writeFile(t, "forged.yaml", forged)
+	refused("create with our label", as("create", "-f", f, "--field-manager=kubectl-slices"))
+	refused("server-side apply with our label", as("apply", "--server-side", "-f", f, "--field-manager=kubectl-slices"))
+	got := listSlices(t, cp, ns, "web", "kubectl-slices")
+	if len(got) != 1 || len(got[0].Endpoints) != 3 {
+		t.Fatalf("our slices after the refused writes: %+v", got)
+	}
+
+	// The loop's ServiceAccount, by its token, writes.
+	mustPods(t, cp, ns, podSpec("web", 3, 8))
+	if code, out := runBounded(t, cp, loop, 30*time.Second, "sync", "svc/web", "-n", ns); code != 0 {
+		t.Fatalf("the loop's ServiceAccount was refused: exit %d\n%s", code, out)
+	}
+	if got := endpointAddresses(listSlices(t, cp, ns, "web", "kubectl-slices")); len(got) != 4 {
+		t.Fatalf("after the loop's sync: %v", got)
+	}
+	// An allowed group's member (the admin) repairs with sync.
+	mustPods(t, cp, ns, podSpec("web", 4, 8))
+	kubectl(t, cp, "slices", "sync", "svc/web", "-n", ns).mustCode(t, 0)
+	if got := endpointAddresses(listSlices(t, cp, ns, "web", "kubectl-slices")); len(got) != 5 {
+		t.Fatalf("after the admin's sync: %v", got)
+	}
+}
+
+// podDataOnlyForPodReaders: the webhook's warnings name Pods only to a writer
+// who may list them; to others they say the details are hidden.
+func podDataOnlyForPodReaders(t *testing.T, cp *controlplane.ControlPlane, ns, svcWriter, podReader string) {
+	typo := writeFile(t, "typo.yaml", serviceYAML(ns, "typo", "app: Web", "http"))
+	noPort := writeFile(t, "noport.yaml", serviceYAML(ns, "noport", "app: web", "metrics"))
+	create := func(kubeconfig, file string) string {
+		r := kubectl(t, cp, "--kubeconfig", kubeconfig, "create", "-f", file, "--dry-run=server").mustCode(t, 0)
+		return r.Stderr
+	}
+	hidden := "(details hidden: you may not list pods in " + ns + ")"
+	out := create(svcWriter, typo)
+	t.Logf("typo, as a Service writer:\n%s", out)
+	if !strings.Contains(out, "Warning: kubectl-slices: service typo: selector app=Web matches no Pods in namespace "+ns+"; several Pods differ by one label "+hidden) ||
+		strings.Contains(out, "web-0") || strings.Contains(out, "app=web") {
+		t.Errorf("typo as a writer who may not list Pods:\n%s", out)
+	}
+	out = create(svcWriter, noPort)
+	t.Logf("missing port, as a Service writer:\n%s", out)
+	if !strings.Contains(out, `targetPort "metrics" of port http is not declared by 5 of 5 Pods: they receive no traffic on it `+hidden) || strings.Contains(out, "web-") {
+		t.Errorf("missing port as a writer who may not list Pods:\n%s", out)
+	}
+	out = create(podReader, typo)
+	if !strings.Contains(out, "nearest miss: pod web-0 has app=web") || strings.Contains(out, "details hidden") {
+		t.Errorf("typo as a writer who may list Pods:\n%s", out)
+	}
+	out = create(podReader, noPort)
+	if !strings.Contains(out, "is not declared by 5 of 5 Pods (web-0, web-1, web-2 and 2 more)") {
+		t.Errorf("missing port as a writer who may list Pods:\n%s", out)
+	}
 }
