@@ -18,7 +18,7 @@ func AddFlags(cmd *cobra.Command, output *string, r *Run) {
 	f.DurationVar(&r.NodeTimeout, "node-timeout", 10*time.Second, "The longest all of one node's reads may take; a node slower than that is UNKNOWN")
 	f.IntVar(&r.Concurrency, "concurrency", 8, "How many nodes are read at once")
 	f.Int64Var(&r.Limit, "max-answer-size", 32<<20, "The most bytes read from any one answer of a node")
-	f.BoolVar(&r.Settle, "settle", false, "Read drifting nodes again, once, after --sync-period")
+	f.BoolVar(&r.Settle, "settle", false, "When something drifts, read every node and DNS replica again, once, after --sync-period, and report that reading")
 	f.StringVar(&r.Domain, "cluster-domain", "cluster.local", "The cluster domain the DNS replicas serve")
 	f.DurationVar(&r.SyncPeriod, "sync-period", 30*time.Second, "kube-proxy's sync period (its health timeout is twice it)")
 }

@@ -41,8 +41,6 @@ type Options struct {
 	NodeTimeout time.Duration
 	Concurrency int
 	Limit       int64
-	// Only, when set, reads only these nodes (--settle's second look).
-	Only map[string]bool
 }
 
 // Nodes lists the Nodes; a node the caller may not list fails the run.
@@ -74,9 +72,7 @@ func Probe(ctx context.Context, o Options, nodes []*corev1.Node, svcs []verify.S
 	r := preflight(ctx, o.Client, ProxyNamespace)
 	var out []verify.NodeState
 	for _, n := range nodes {
-		if o.Only == nil || o.Only[n.Name] {
-			out = append(out, verify.NodeState{Node: n})
-		}
+		out = append(out, verify.NodeState{Node: n})
 	}
 	g := errgroup.Group{}
 	g.SetLimit(max(o.Concurrency, 1))

@@ -2,7 +2,6 @@ package proxyprobe
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
@@ -54,34 +52,21 @@ func (r Run) Verify(ctx context.Context, targets []syncer.Target, allNamespaces 
 	if !r.Settle || rep.Status != verify.Drift {
 		return rep, nil
 	}
-	only := map[string]bool{}
-	for _, n := range rep.Nodes {
-		if n.Status == verify.Drift {
-			only[n.Node] = true
-		}
-	}
 	select {
 	case <-ctx.Done():
 		return rep, exit.FromSignal(ctx)
 	case <-time.After(r.SyncPeriod):
 	}
+	// Every node and replica is read again with the slices as they are
+	// now: a reading judged against slices newer than it would be neither
+	// a fresh verdict nor the first one.
 	again, err := r.input(ctx, targets, allNamespaces)
 	if err != nil {
 		return verify.Report{}, err
 	}
-	o := r.Options
-	o.Only = only
-	fresh := Probe(ctx, o, nodes, again.Services)
-	for i, st := range in.Nodes {
-		if j := slices.IndexFunc(fresh, func(f verify.NodeState) bool { return f.Node.Name == st.Node.Name }); j >= 0 {
-			in.Nodes[i] = fresh[j]
-		}
-	}
-	if slices.ContainsFunc(in.DNS, func(d verify.DNSRow) bool { return d.Status == dnsexpect.Drift }) {
-		in.DNS = DNS(ctx, r.Options, r.Domain, again.Services)
-	}
-	in.Services, in.Now = again.Services, time.Now()
-	return verify.Verify(in), nil
+	again.Nodes, again.DNS = r.readAll(ctx, nodes, again.Services)
+	again.Now = time.Now()
+	return verify.Verify(again), nil
 }
 
 // readAll reads the nodes and the DNS replicas at once: a node whose
@@ -119,7 +104,7 @@ func (r Run) input(ctx context.Context, targets []syncer.Target, allNamespaces b
 		in.Services = append(in.Services, verify.Service{Service: svc, Slices: byNS[svc.Namespace][svc.Name]})
 	}
 	for i := range in.Services {
-		in.Services[i].Planned, in.Services[i].PlanUnknown = plans[i].slices, plans[i].unknown
+		in.Services[i].Planned, in.Services[i].PlanUnknown, in.Services[i].PlanFailed = plans[i].slices, plans[i].unknown, plans[i].failed
 	}
 	return in, nil
 }
@@ -127,6 +112,9 @@ func (r Run) input(ctx context.Context, targets []syncer.Target, allNamespaces b
 type planned struct {
 	slices  []*discoveryv1.EndpointSlice
 	unknown string
+	// failed: the plan could not be made, as opposed to a Service the
+	// controller does not plan.
+	failed bool
 }
 
 // plan plans each Service as sync would, writing nothing (as diff does):
@@ -138,9 +126,9 @@ func plan(ctx context.Context, client kubernetes.Interface, targets []syncer.Tar
 	for i, o := range outs {
 		switch {
 		case o.Err != nil:
-			out[i].unknown = "cannot plan: " + oneLine(o.Err.Error())
+			out[i].unknown, out[i].failed = "cannot plan: "+oneLine(o.Err.Error()), true
 		case o.Plan == nil:
-			out[i].unknown = "no plan"
+			out[i].unknown, out[i].failed = "no plan", true
 		case !o.Plan.Service.Planned():
 			out[i].unknown = "not planned: " + string(o.Plan.Service.Reason)
 		default:

@@ -134,3 +134,55 @@ func TestNodesAndReplicasReadAtOnce(t *testing.T) {
 		t.Errorf("took %s with a node timeout of 1s", took)
 	}
 }
+
+// perNode counts reads by node (the Pod the exec goes to) and programs the
+// expected endpoints on every read but node n-a's first.
+type perNode struct{ reads map[string]int }
+
+func (p perNode) Read(ctx context.Context, exec proxyread.Exec, want []proxyread.Want) (proxyread.Reading, error) {
+	out, _ := exec(ctx, []string{"node"}, nil, 64)
+	node := string(out)
+	p.reads[node]++
+	r := proxyread.Reading{Mode: proxyread.ModeNftables}
+	for _, w := range want {
+		st := proxyread.PortState{Want: w, Dispatch: true}
+		if node != "n-a" || p.reads[node] > 1 {
+			for _, ep := range w.Port.Cluster {
+				st.Cluster.Endpoints = append(st.Cluster.Endpoints, ep.String())
+			}
+		}
+		r.Ports = append(r.Ports, st)
+	}
+	return r, nil
+}
+
+// namedExec answers every exec with the node its Pod is on.
+type namedExec struct{ fakeTransport }
+
+func (namedExec) Exec(ns, pod, container string) proxyread.Exec {
+	return func(ctx context.Context, argv []string, stdin []byte, limit int64) ([]byte, error) {
+		return []byte("n-" + pod[len("kp-"):]), nil
+	}
+}
+
+func TestSettleReadsEveryNodeAgainWithTheSlicesOfThen(t *testing.T) {
+	svc, objs := webObjects()
+	objs = append(objs, proxyPodOn("kp-b", "n-b", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning), readyNode("n-b"))
+	c := client(nil)
+	for _, o := range objs {
+		if err := c.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads := map[string]int{}
+	o := options(c, namedExec{})
+	o.Readers[proxyread.ModeNftables] = perNode{reads}
+	rep, err := Run{Options: o, Settle: true, SyncPeriod: 10 * time.Millisecond}.Verify(context.Background(),
+		[]syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads["n-a"] != 2 || reads["n-b"] != 2 || rep.Status != verify.OK {
+		t.Fatalf("reads %v, run %s: with --settle every node is read again and the second reading reported", reads, rep.Status)
+	}
+}

@@ -32,6 +32,8 @@ func diagnose(rep Report, target string) (string, string) {
 		return "no node to verify: the cluster has no Node objects", "kubectl get nodes"
 	case rep.Status == OK:
 		return fmt.Sprintf("every node's proxy programmed what the slices say (%d nodes)", len(rep.Nodes)), ""
+	case !ok && rep.Status == Unknown:
+		return failedPlanLine(rep.Services)
 	case !ok:
 		return "", ""
 	case rep.Status == Drift:
@@ -135,6 +137,17 @@ func planLine(rows []ServiceRow) (string, string) {
 		if r.Plan == PlanDiffers {
 			return fmt.Sprintf("service %s/%s: the slices in the API differ from its plan: %s",
 				r.Namespace, r.Name, r.PlanDetail), fmt.Sprintf("kubectl slices diff svc/%s -n %s", r.Name, r.Namespace)
+		}
+	}
+	return "", ""
+}
+
+// failedPlanLine names the first Service whose plan could not be made.
+func failedPlanLine(rows []ServiceRow) (string, string) {
+	for _, r := range rows {
+		if r.PlanFailed {
+			return fmt.Sprintf("service %s/%s: its slices could not be held against a plan: %s", r.Namespace, r.Name, r.PlanDetail),
+				fmt.Sprintf("kubectl slices diff svc/%s -n %s", r.Name, r.Namespace)
 		}
 	}
 	return "", ""

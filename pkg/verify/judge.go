@@ -24,6 +24,7 @@ func Verify(in Input) Report {
 			row.Plan, row.PlanDetail = PlanUnknown, "no proxy programs it"
 		} else {
 			row.Plan, row.PlanDetail = judgePlan(s, in.Nodes)
+			row.PlanFailed = s.PlanFailed
 		}
 		rep.Services = append(rep.Services, row)
 	}
@@ -34,8 +35,12 @@ func Verify(in Input) Report {
 	rep.DNS = append([]DNSRow(nil), in.DNS...)
 	slices.SortStableFunc(rep.DNS, func(a, b DNSRow) int { return strings.Compare(a.Replica, b.Replica) })
 	rep.Status = overall(append(append([]NodeRow(nil), rep.Nodes...), dnsAsRows(rep.DNS)...))
-	if rep.Status != Drift && slices.ContainsFunc(rep.Services, func(r ServiceRow) bool { return r.Plan == PlanDiffers }) {
+	switch {
+	case rep.Status != Drift && slices.ContainsFunc(rep.Services, func(r ServiceRow) bool { return r.Plan == PlanDiffers }):
 		rep.Status = Drift
+	case rep.Status != Drift && slices.ContainsFunc(rep.Services, func(r ServiceRow) bool { return r.PlanFailed }):
+		// The slices could not be held against a plan: that leg is not verified.
+		rep.Status = Unknown
 	}
 	rep.Diagnosis, rep.Next = diagnose(rep, in.Target)
 	return rep
@@ -111,10 +116,10 @@ func verdict(n NodeState, row NodeRow, drift int) (Status, string) {
 	return OK, ""
 }
 
-// pending says a finding is the proxy being behind, not wrong: it last
-// synced (for the finding's family, or any) before the slices changed and
-// /healthz says it is still healthy; with no sync time known, the change
-// is younger than the health timeout on a healthy proxy.
+// pending says a finding is the proxy being behind, not wrong: the change
+// is younger than the health timeout, /healthz says the proxy is healthy,
+// and it last synced (for the finding's family, or any) before the slices
+// changed, or its last sync is not known.
 func pending(in Input, n NodeState, f Finding) bool {
 	h := n.Healthz.Value
 	if f.Since == nil || h == nil || !h.Healthy {
@@ -128,10 +133,15 @@ func pending(in Input, n NodeState, f Finding) bool {
 			last = newest(m.LastSync)
 		}
 	}
+	// Past the health timeout a proxy that has not synced the change is
+	// not behind but failing, whatever its /healthz says.
+	if in.Now.Sub(*f.Since) >= in.HealthTimeout {
+		return false
+	}
 	if last != nil {
 		return last.Before(*f.Since)
 	}
-	return in.Now.Sub(*f.Since) < in.HealthTimeout
+	return true
 }
 
 // tiers lists what each tier answered on the node.

@@ -325,3 +325,36 @@ func TestUnreadableRulesAreUncheckedNotMissing(t *testing.T) {
 		t.Errorf("an unreadable port beside a missing endpoint: %s", row.Status)
 	}
 }
+
+func TestAPlanThatCouldNotBeMadeIsNotVerified(t *testing.T) {
+	n := node("node-a")
+	s := web("10.0.0.1")
+	s.PlanUnknown, s.PlanFailed = "cannot plan: pods is forbidden", true
+	svcs := []Service{s}
+	rep := run(svcs, healthyNode(n, programmed(svcs, n), t0))
+	if rep.Status != Unknown || !rep.Services[0].PlanFailed || !strings.Contains(rep.Diagnosis, "default/web") || rep.Next == "" {
+		t.Fatalf("run %s, diagnosis %q, next %q", rep.Status, rep.Diagnosis, rep.Next)
+	}
+	// A Service the controller does not plan is no verdict either way.
+	s.PlanUnknown, s.PlanFailed = "not planned: no selector", false
+	if rep := run([]Service{s}, healthyNode(n, programmed(svcs, n), t0)); rep.Status != OK {
+		t.Errorf("not planned: run %s", rep.Status)
+	}
+}
+
+func TestPendingEndsAtTheHealthTimeout(t *testing.T) {
+	svcs := []Service{web("10.0.0.1", "10.0.0.2")}
+	n := node("node-a")
+	r := programmed(svcs, n)
+	r.Ports[0].Cluster.Endpoints = r.Ports[0].Cluster.Endpoints[:1]
+	// The slices changed 10 s before t0; the proxy last synced before that.
+	for _, tc := range []struct {
+		timeout time.Duration
+		want    Status
+	}{{time.Minute, Pending}, {5 * time.Second, Drift}} {
+		in := Input{Services: svcs, Nodes: []NodeState{healthyNode(n, r, changed.Add(-time.Hour))}, Now: t0, HealthTimeout: tc.timeout}
+		if got := Verify(in).Nodes[0].Status; got != tc.want {
+			t.Errorf("health timeout %s: %s, want %s", tc.timeout, got, tc.want)
+		}
+	}
+}

@@ -65,6 +65,9 @@ type Service struct {
 	// Service, a read that failed), and Planned is then not read.
 	Planned     []*discoveryv1.EndpointSlice
 	PlanUnknown string
+	// PlanFailed: the plan could not be made (a read failed, not a
+	// Service the controller does not plan): the run could not verify it.
+	PlanFailed bool
 }
 
 // NodeState is what the cluster layer found for one node.
@@ -161,6 +164,8 @@ type ServiceRow struct {
 	// or "unknown" (Detail says why).
 	Plan       string `json:"plan"`
 	PlanDetail string `json:"planDetail,omitempty"`
+	// PlanFailed: the plan could not be made (see Service.PlanFailed).
+	PlanFailed bool `json:"planFailed,omitempty"`
 }
 
 // DNSRow is one DNS replica's verdict over the selected Services
