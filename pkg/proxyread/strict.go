@@ -16,8 +16,9 @@ import (
 // other rule makes the chain unreadable, naming the rule.
 
 var (
-	// nftMasq: the masquerade mark, with or without a match before it.
-	nftMasq = regexp.MustCompile(`^(?:[^{}]* )?jump mark-for-masquerade$`)
+	// nftMasq: the masquerade mark, after address and port matches only (1.36
+	// writes none in these chains; older ones did, in endpoint chains).
+	nftMasq = regexp.MustCompile(`^(?:ip6? [sd]addr (?:!= )?[0-9a-fA-F.:/]+ |(?:tcp|udp|sctp) dport [0-9]+ )*jump mark-for-masquerade$`)
 	// nftAffinityGoto: a service chain's session affinity rule.
 	nftAffinityGoto = regexp.MustCompile(`^ip6? saddr @affinity-[A-Za-z0-9._/-]+ goto (endpoint-[A-Za-z0-9._/-]+)$`)
 	// nftAffinityUpdate: an endpoint chain's session affinity rule.

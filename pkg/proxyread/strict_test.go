@@ -27,6 +27,7 @@ func TestNftablesHostileServiceChain(t *testing.T) {
 		{"affinity vmap", []string{"ip saddr @affinity-x goto " + e1, "ip saddr @affinity-y goto " + e2, vmap}, true},
 		{"masquerade mark", []string{"ip daddr 172.30.0.1 jump mark-for-masquerade", dnatMap}, true},
 		{"drop first", []string{"drop", dnatMap}, false},
+		{"dnat before a masquerade mark", []string{"meta l4proto tcp dnat to 192.0.2.66:1 jump mark-for-masquerade", dnatMap}, false},
 		{"return first", []string{"return", dnatMap}, false},
 		{"accept first", []string{"ip saddr 10.1.0.0/16 accept", dnatMap}, false},
 		{"jump elsewhere", []string{"jump evil", dnatMap}, false},
