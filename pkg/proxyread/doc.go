@@ -37,7 +37,7 @@
 // iptables service chain whose last jump to an endpoint chain is
 // conditional (traffic falling through it) make the chain unreadable,
 // naming the rule. Allowed: nftables "jump mark-for-masquerade" after
-// any match, "ip saddr @affinity-... goto endpoint-...", "update
+// address and port matches only, "ip saddr @affinity-... goto endpoint-...", "update
 // @affinity-... { ip saddr }", "meta l4proto P dnat ..." (the numgen
 // map in a service chain, one address in an endpoint chain); iptables
 // targets KUBE-MARK-MASQ, KUBE-SEP- (service chains, any match: the
