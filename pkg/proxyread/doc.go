@@ -27,6 +27,24 @@
 //     table of each family is listed once and split: nft 1.0.6 fetches the
 //     whole table for every `list chain` and cannot batch listings.
 //
+// A service, local or endpoint chain (KUBE-SVC-, KUBE-SVL-, KUBE-SEP-;
+// service-, local-, endpoint-) is read strictly against the rules
+// kube-proxy 1.36 writes into it, not by its DNAT statements alone: a
+// drop, reject, accept or return, a jump or goto to any chain but an
+// endpoint chain (KUBE-SEP-, endpoint-) or the masquerade mark
+// (KUBE-MARK-MASQ, mark-for-masquerade), a DNAT where kube-proxy puts
+// none, a numgen map or vmap not covering exactly indexes 0 to N-1, an
+// iptables service chain whose last jump to an endpoint chain is
+// conditional (traffic falling through it) make the chain unreadable,
+// naming the rule. Allowed: nftables "jump mark-for-masquerade" after
+// address and port matches only, "ip saddr @affinity-... goto endpoint-...", "update
+// @affinity-... { ip saddr }", "meta l4proto P dnat ..." (the numgen
+// map in a service chain, one address in an endpoint chain); iptables
+// targets KUBE-MARK-MASQ, KUBE-SEP- (service chains, any match: the
+// statistic and recent matches) and one DNAT (endpoint chains). An
+// endpoint chain's name is not checked against the port and the
+// address it DNATs to.
+//
 // The exec itself is the caller's (Exec): this package builds the commands
 // and their input and parses their output, so that it is tested without a
 // cluster, and so that a broken or hostile node's answer is bounded

@@ -211,6 +211,10 @@ func iptChain(a answer, name string, lim Limits) Chain {
 		ch.Unreadable = err.Error()
 		return ch
 	}
+	if err := iptStrict(name, rules); err != nil {
+		ch.Unreadable = err.Error()
+		return ch
+	}
 	var eps []string
 	for _, r := range rules {
 		if r.target != "DNAT" {

@@ -135,7 +135,7 @@ func nftChain(a answer, fam, name string, lim Limits) Chain {
 		if strings.HasPrefix(s, "comment ") {
 			continue
 		}
-		got, err := nftDNAT(s)
+		got, err := nftRule(name, s)
 		if err != nil {
 			ch.Unreadable = err.Error()
 			return ch
@@ -181,30 +181,9 @@ var numgenRE = regexp.MustCompile(`\bto numgen random mod ([0-9]{1,9}) map \{ ?(
 // numgenMap parses "numgen random mod N map { 0 : A . P, ..., N-1 : A . P }":
 // every index below N exactly once.
 func numgenMap(rule string) ([]string, error) {
-	m := numgenRE.FindStringSubmatch(rule)
-	bad := fmt.Errorf("a dnat map not understood: %s", clip(rule))
-	if m == nil {
-		return nil, bad
-	}
-	n, _ := strconv.Atoi(m[1])
-	elems := strings.Split(m[2], ",")
-	if n < 1 || len(elems) != n {
-		return nil, bad
-	}
-	seen := make([]bool, n)
-	eps := make([]string, 0, n)
-	for _, e := range elems {
-		idx, val, ok := strings.Cut(strings.TrimSpace(e), " : ")
-		i, err := strconv.Atoi(idx)
-		if !ok || err != nil || i < 0 || i >= n || seen[i] {
-			return nil, bad
-		}
-		seen[i] = true
-		ep, err := addrPort(val, " . ")
-		if err != nil {
-			return nil, bad
-		}
-		eps = append(eps, ep)
+	eps, err := numgenElems(numgenRE.FindStringSubmatch(rule), func(v string) (string, error) { return addrPort(v, " . ") })
+	if err != nil {
+		return nil, fmt.Errorf("a dnat map not understood: %s", clip(rule))
 	}
 	return eps, nil
 }
