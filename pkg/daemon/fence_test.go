@@ -67,9 +67,9 @@ func (l *fakeLock) send(r resourcelock.LeaderElectionRecord) error {
 	l.rec = r
 	return nil
 }
-func (l *fakeLock) RecordEvent(string)  {}
-func (l *fakeLock) Identity() string    { return l.id }
-func (l *fakeLock) Describe() string    { return "ns/lease" }
+func (l *fakeLock) RecordEvent(string) {}
+func (l *fakeLock) Identity() string   { return l.id }
+func (l *fakeLock) Describe() string   { return "ns/lease" }
 
 // clock is a settable time.
 type clock struct{ t time.Time }
