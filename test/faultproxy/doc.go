@@ -20,6 +20,14 @@
 //   - Delay forwards every chunk a fixed time after it was read, in order,
 //     in each direction: a request and its answer cost twice the delay.
 //
+// A target that is down is refused through the proxy too: the connection
+// that finds it refusing is reset, and the proxy stops listening until a
+// probe (every 50 ms) finds the target accepting again, then listens on the
+// same address. Clients handle a refusal apart from a broken connection
+// (client-go's reflectors back off on the one and not the other), so a
+// proxy that accepted and then closed would change the outage a test
+// stages. Blackhole listens even then: a partition is silence.
+//
 // Blackhole drops bytes rather than holding them so that nothing sent
 // during a partition arrives after it: a real partition loses them too,
 // and a late write would be a fault of the harness, not of the client.

@@ -1,8 +1,10 @@
 package faultproxy
 
 import (
+	"errors"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -10,13 +12,21 @@ import (
 // loopback, so anything longer is a target that is down.
 const dialTimeout = 5 * time.Second
 
+// probeEvery is how often a refusing proxy asks whether its target
+// accepts again.
+const probeEvery = 50 * time.Millisecond
+
 // Proxy forwards TCP connections from a loopback port to one target,
 // through the fault of the moment. Its methods are safe for concurrent use.
 type Proxy struct {
 	target string
-	ln     net.Listener
+	addr   string
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// ln is the listener while the proxy listens; refusing is set while
+	// it does not, because its target refuses connections (refuse).
+	ln        net.Listener
+	refusing  bool
 	blackhole bool
 	delay     time.Duration
 	// changed is closed and replaced at every change of mode, to wake the
@@ -25,6 +35,7 @@ type Proxy struct {
 	links   map[*link]struct{}
 	closed  bool
 
+	quit      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }
@@ -36,14 +47,15 @@ func Start(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{target: target, ln: ln, changed: make(chan struct{}), links: map[*link]struct{}{}}
+	p := &Proxy{target: target, addr: ln.Addr().String(), ln: ln, changed: make(chan struct{}),
+		links: map[*link]struct{}{}, quit: make(chan struct{})}
 	p.wg.Add(1)
-	go p.accept()
+	go p.accept(ln)
 	return p, nil
 }
 
 // Addr is the proxy's address, "127.0.0.1:PORT".
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.addr }
 
 // URL is the address as an API server URL a kubeconfig can name.
 func (p *Proxy) URL() string { return "https://" + p.Addr() }
@@ -74,6 +86,12 @@ func (p *Proxy) Pass() {
 func (p *Proxy) Blackhole() {
 	p.mu.Lock()
 	p.blackhole = true
+	if p.refusing && !p.closed {
+		// A partition is silence, not a refusal: listen again, even though
+		// the target is down (if the port was taken meanwhile, the probe
+		// keeps trying once the target is back).
+		p.listenLocked()
+	}
 	for l := range p.links {
 		l.cut = true
 	}
@@ -114,13 +132,15 @@ func (p *Proxy) Close() {
 	p.closeOnce.Do(func() {
 		p.mu.Lock()
 		p.closed = true
+		close(p.quit)
 		all := make([]*link, 0, len(p.links))
 		for l := range p.links {
 			all = append(all, l)
 		}
 		p.signalLocked()
+		ln := p.ln
 		p.mu.Unlock()
-		_ = p.ln.Close()
+		_ = ln.Close()
 		for _, l := range all {
 			l.close(false)
 		}
@@ -140,12 +160,12 @@ func (p *Proxy) signalLocked() {
 	p.changed = make(chan struct{})
 }
 
-func (p *Proxy) accept() {
+func (p *Proxy) accept(ln net.Listener) {
 	defer p.wg.Done()
 	for {
-		c, err := p.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
-			return // closed
+			return // closed: by Close, or to refuse
 		}
 		p.wg.Add(1)
 		go p.serve(c)
@@ -167,7 +187,13 @@ func (p *Proxy) serve(client net.Conn) {
 	if !black {
 		server, err := net.DialTimeout("tcp", p.target, dialTimeout)
 		if err != nil {
+			if tc, ok := client.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
 			_ = client.Close()
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				p.refuse()
+			}
 			return
 		}
 		l.server = server
@@ -192,4 +218,61 @@ func (p *Proxy) serve(client net.Conn) {
 		p.wg.Add(1)
 		go l.pipe(l.server, client)
 	}
+}
+
+// refuse stops listening because the target refuses connections (it is
+// down), so that the proxy's clients are refused too, as they would be
+// without it: clients tell a refusal from a connection that breaks (the
+// one that found the target down was accepted already, and is reset). A
+// probe listens again on the same address once the target accepts.
+func (p *Proxy) refuse() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.refusing || p.blackhole {
+		return
+	}
+	p.refusing = true
+	_ = p.ln.Close()
+	p.wg.Add(1)
+	go p.probe()
+}
+
+// probe dials the target every probeEvery until it accepts, then listens
+// again (unless Blackhole did meanwhile, or Close).
+func (p *Proxy) probe() {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-time.After(probeEvery):
+		}
+		c, err := net.DialTimeout("tcp", p.target, dialTimeout)
+		if err != nil {
+			continue
+		}
+		_ = c.Close()
+		p.mu.Lock()
+		if p.closed || !p.refusing {
+			p.mu.Unlock()
+			return
+		}
+		p.listenLocked()
+		done := !p.refusing
+		p.mu.Unlock()
+		if done {
+			return
+		}
+	}
+}
+
+// listenLocked listens on the proxy's address again and accepts there.
+func (p *Proxy) listenLocked() {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return // the port is taken for now; still refusing
+	}
+	p.ln, p.refusing = ln, false
+	p.wg.Add(1)
+	go p.accept(ln)
 }

@@ -29,6 +29,13 @@ func startEcho(t *testing.T) *echo {
 		t.Fatal(err)
 	}
 	e := &echo{ln: ln}
+	serveEcho(t, e)
+	return e
+}
+
+// serveEcho serves e.ln until the test ends.
+func serveEcho(t *testing.T, e *echo) {
+	ln := e.ln
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -68,7 +75,6 @@ func startEcho(t *testing.T) *echo {
 		e.mu.Unlock()
 		e.wg.Wait()
 	})
-	return e
 }
 
 func startProxy(t *testing.T, target string) *Proxy {
@@ -284,18 +290,64 @@ func TestClose(t *testing.T) {
 	}
 }
 
-// A target that is down: the client's connection is closed, not held.
+// A target that is down is refused through the proxy too, once a
+// connection found it down (that one is reset); when it is back on its
+// port, the proxy listens again on its own, and passes.
 func TestTargetDown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	e := startEcho(t)
+	addr := e.ln.Addr().String()
 	p := startProxy(t, addr)
-	c := dial(t, p)
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	if _, err := c.Read(make([]byte, 1)); err == nil {
-		t.Fatal("read through a proxy to nothing succeeded")
+	_ = e.ln.Close()
+	// The first connection is reset, maybe before its connect returns.
+	if first, err := net.DialTimeout("tcp", p.Addr(), 2*time.Second); err == nil {
+		_ = first.SetReadDeadline(time.Now().Add(2 * time.Second))
+		_, err := first.Read(make([]byte, 1))
+		first.Close()
+		if err == nil {
+			t.Fatal("read through a proxy to nothing succeeded")
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", p.Addr(), time.Second)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			break
+		}
+		if err == nil {
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dialing the proxy of a down target: %v, want connection refused", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Blackhole while refusing: a partition accepts and holds silent.
+	p.Blackhole()
+	held := dial(t, p)
+	if !silent(t, held, "x", 200*time.Millisecond) {
+		t.Fatal("a connection answered during the blackhole")
+	}
+	p.Pass()
+
+	back, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("the target's port was taken meanwhile: %v", err)
+	}
+	e2 := &echo{ln: back}
+	serveEcho(t, e2)
+	deadline = time.Now().Add(3 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", p.Addr(), time.Second)
+		if err == nil {
+			got, rerr := roundTrip(c, "back", time.Second)
+			c.Close()
+			if rerr == nil && got == "back" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the target is back, the proxy still does not pass: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
