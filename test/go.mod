@@ -82,6 +82,7 @@ require (
 	github.com/miekg/dns v1.1.72
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.67.5
+	go.etcd.io/etcd/client/v3 v3.6.8
 	golang.org/x/sync v0.19.0
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
@@ -196,7 +197,6 @@ require (
 	go.etcd.io/bbolt v1.4.3 // indirect
 	go.etcd.io/etcd/api/v3 v3.6.8 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.6.8 // indirect
-	go.etcd.io/etcd/client/v3 v3.6.8 // indirect
 	go.etcd.io/etcd/pkg/v3 v3.6.8 // indirect
 	go.etcd.io/etcd/server/v3 v3.6.8 // indirect
 	go.etcd.io/raft/v3 v3.6.0 // indirect

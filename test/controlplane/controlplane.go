@@ -46,6 +46,10 @@ type Options struct {
 	// to every webhook it calls (an AdmissionConfiguration); its files are
 	// in ControlPlane.WebhookClient.
 	WebhookClientCert bool
+	// AuditLog makes the API server write an audit log of the writes of
+	// EndpointSlices, Endpoints and Leases, read by ControlPlane.Audit
+	// (audit.go).
+	AuditLog bool
 }
 
 // ControlPlane is a running etcd and kube-apiserver.
@@ -66,6 +70,8 @@ type ControlPlane struct {
 	opts       Options
 	adminToken string
 	etcd       *process
+	etcdArgs   []string
+	etcdURL    string
 	apiserver  *process
 	apiArgs    []string
 	kcm        *process
@@ -108,11 +114,12 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 	}
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
-	cp.etcd, err = startProcess(cp.Dir, "etcd", filepath.Join(cp.BinDir, "etcd"),
-		"--data-dir", filepath.Join(cp.Dir, "etcd"), "--name", "default",
+	cp.etcdURL = etcdURL
+	cp.etcdArgs = []string{"--data-dir", filepath.Join(cp.Dir, "etcd"), "--name", "default",
 		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
 		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "default="+peerURL, "--unsafe-no-fsync", "--log-level", "warn")
+		"--initial-cluster", "default=" + peerURL, "--unsafe-no-fsync", "--log-level", "warn"}
+	cp.etcd, err = startProcess(cp.Dir, "etcd", filepath.Join(cp.BinDir, "etcd"), cp.etcdArgs...)
 	if err != nil {
 		return err
 	}
@@ -149,6 +156,14 @@ func (cp *ControlPlane) start(ctx context.Context) error {
 		}
 		cp.apiArgs = append(cp.apiArgs, args...)
 	}
+	if cp.opts.AuditLog {
+		args, err := cp.writeAuditPolicy()
+		if err != nil {
+			return err
+		}
+		cp.apiArgs = append(cp.apiArgs, args...)
+	}
+	// Last, so that a test's flag wins over the defaults above.
 	cp.apiArgs = append(cp.apiArgs, cp.opts.APIServerArgs...)
 	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", filepath.Join(cp.BinDir, "kube-apiserver"), cp.apiArgs...)
 	if err != nil {

@@ -28,6 +28,15 @@
 // routed to the first by a veth pair. No node routes Services: that is
 // kube-proxy's, which the tests run as Pods.
 //
+// For the fault tests (e2e/fault_*_test.go), on request: an audit log of
+// the writes of EndpointSlices, Endpoints and Leases (Options.AuditLog,
+// read by Audit, audit.go); etcd stopped, started again on its data and
+// compacted (etcd.go); kube-controller-manager frozen with SIGSTOP and
+// thawed (freeze.go); and a kubeconfig per ServiceAccount, so that each
+// client has an identity of its own in the audit log and may reach the API
+// server through a proxy of its own (serviceaccount.go). None of it costs
+// anything to a control plane that does not use it.
+//
 // Processes are started in their own process group with a parent-death
 // signal, so they end with the test binary even when it is killed; Stop ends
 // them and removes their files.

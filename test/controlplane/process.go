@@ -50,8 +50,18 @@ func (p *process) exited() bool {
 	}
 }
 
+// signal sends sig to the process group, if the process still runs.
+func (p *process) signal(sig syscall.Signal) {
+	if p == nil || p.cmd.Process == nil || p.exited() {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
 // stop sends SIGTERM to the process group, then SIGKILL after a grace
-// period; a negative grace sends SIGKILL at once.
+// period; a negative grace sends SIGKILL at once. A frozen process
+// (SIGSTOP) is continued first, so that it acts on the SIGTERM rather than
+// holding it pending until the grace runs out.
 func (p *process) stop(grace time.Duration) {
 	if p == nil || p.cmd.Process == nil {
 		return
@@ -63,6 +73,7 @@ func (p *process) stop(grace time.Duration) {
 		p.log.Close()
 		return
 	}
+	_ = syscall.Kill(pgid, syscall.SIGCONT)
 	_ = syscall.Kill(pgid, syscall.SIGTERM)
 	select {
 	case <-p.done:
