@@ -131,7 +131,7 @@ func (r results) plotPNG(path string) error {
 		theirs = append(theirs, plotter.XY{X: x(b.At), Y: float64(b.Controller)})
 	}
 	for _, t := range r.Takeovers {
-		if !t.FirstWrite.IsZero() {
+		if !t.FirstWrite.IsZero() && !t.Served {
 			takeovers = append(takeovers, plotter.XY{X: x(t.FirstWrite), Y: 0})
 		}
 	}
@@ -158,7 +158,7 @@ func (r results) plotPNG(path string) error {
 		}
 		sc.GlyphStyle.Shape, sc.GlyphStyle.Color, sc.GlyphStyle.Radius = draw.TriangleGlyph{}, color.RGBA{0, 0, 0, 255}, vg.Points(3)
 		writes.Add(sc)
-		writes.Legend.Add(fmt.Sprintf("takeover (first write of ours, %d)", len(takeovers)), sc)
+		writes.Legend.Add(fmt.Sprintf("takeover: our first write for a Service (%d)", len(takeovers)), sc)
 	}
 	writes.Y.Min, writes.Y.Max = 0, writes.Y.Max*1.45
 
