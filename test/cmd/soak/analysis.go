@@ -38,14 +38,17 @@ type results struct {
 	FaultsByKind map[faultKind]int
 
 	OurWrites, ControllerWrites []auditEvent
-	Excluded                    []window
-	HealthyWrites               []auditEvent
-	Takeovers                   []takeover
-	Drops                       []drop
-	Terms                       []term
-	LeaseViolations             []leaseViolation
-	Overlaps                    []overlap
-	Handovers                   []handover
+	// CaughtUp is, by the start of each fault that took the controller
+	// down, when it kept up again (caughtUp).
+	CaughtUp        map[time.Time]time.Time
+	Excluded        []window
+	HealthyWrites   []auditEvent
+	Takeovers       []takeover
+	Drops           []drop
+	Terms           []term
+	LeaseViolations []leaseViolation
+	Overlaps        []overlap
+	Handovers       []handover
 	// HandBacks: per Service taken over, from the controller's recovery
 	// to the deletion of ours (zero: still ours at the end).
 	HandBacks []handBack
@@ -86,7 +89,10 @@ func analyze(in inputs) results {
 	}
 	r.OurWrites = sliceWrites(in.Audit, in.IDs.ours)
 	r.ControllerWrites = sliceWrites(in.Audit, func(u string) bool { return u == in.IDs.Controller })
-	r.Excluded = excludedWindows(in.Faults, in.Opts.Settle)
+	if in.Tracker != nil {
+		r.CaughtUp = caughtUp(in.Faults, in.Tracker.Diffs, in.Tracker.Counts, in.Opts.TakeoverAfter)
+	}
+	r.Excluded = excludedWindows(in.Faults, r.CaughtUp, in.Opts.Settle)
 	r.HealthyWrites = writesWhileHealthy(r.OurWrites, r.Excluded, in.Start, in.Stop)
 
 	changes, undated := datedChanges(in.Churn, in.Audit, in.IDs.Admin)

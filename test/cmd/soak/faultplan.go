@@ -119,9 +119,11 @@ func nextFault(o options, start, end, prevRecovered time.Time, i int) (faultKind
 }
 
 // excludedWindows are the spans writes of ours are not judged in: a fault
-// that takes the controller down, from its start to its recovery plus
-// settle; any other, settle after its start and after its recovery.
-func excludedWindows(faults []faultRecord, settle time.Duration) []window {
+// that takes the controller down, from its start until the controller
+// caught up after its recovery (caughtUp, by fault; its recovery when
+// absent) plus settle; any other, settle after its start and after its
+// recovery.
+func excludedWindows(faults []faultRecord, caughtUp map[time.Time]time.Time, settle time.Duration) []window {
 	var out []window
 	for _, f := range faults {
 		rec := f.Recovered
@@ -129,11 +131,46 @@ func excludedWindows(faults []faultRecord, settle time.Duration) []window {
 			rec = f.Start
 		}
 		if f.Kind.controllerDown() {
+			if c, ok := caughtUp[f.Start]; ok && c.After(rec) {
+				rec = c
+			}
 			out = append(out, window{From: f.Start, To: rec.Add(settle), Why: string(f.Kind)})
 			continue
 		}
 		out = append(out, window{From: f.Start, To: f.Start.Add(settle), Why: string(f.Kind)},
 			window{From: rec, To: rec.Add(settle), Why: string(f.Kind) + " recovered"})
+	}
+	return out
+}
+
+// caughtUp is, for each fault that took the controller down, the first
+// sample after its recovery in which no difference between the desired
+// endpoints and the controller's slices had been open longer than bound:
+// the controller keeps up again. Its process may run again well before:
+// after kube-apiserver's restart, kube-controller-manager's informers
+// wait out their backoff before they list again (30 s and more).
+func caughtUp(faults []faultRecord, diffs []diffInterval, counts []sampleCount, bound time.Duration) map[time.Time]time.Time {
+	out := map[time.Time]time.Time{}
+	for _, f := range faults {
+		if !f.Kind.controllerDown() || f.Recovered.IsZero() {
+			continue
+		}
+		for _, c := range counts {
+			if c.At.Before(f.Recovered) {
+				continue
+			}
+			late := false
+			for _, d := range diffs {
+				if d.OpenAt.Before(c.At.Add(-bound)) && (d.CloseAt.IsZero() || d.CloseAt.After(c.At)) {
+					late = true
+					break
+				}
+			}
+			if !late {
+				out[f.Start] = c.At
+				break
+			}
+		}
 	}
 	return out
 }

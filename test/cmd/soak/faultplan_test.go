@@ -39,11 +39,11 @@ func TestExcludedWindows(t *testing.T) {
 		{Kind: faultDelay, Start: at(300), Recovered: at(360)},
 		{Kind: faultKCMFreeze, Start: at(500)}, // never recovered: excluded from its start
 	}
-	ws := excludedWindows(faults, time.Minute)
-	if len(ws) != 4 || ws[0].To != at(190) || ws[1].To != at(360) || ws[2].From != at(360) || ws[2].To != at(420) || ws[3].To != at(560) {
+	ws := excludedWindows(faults, map[time.Time]time.Time{at(100): at(145)}, time.Minute)
+	if len(ws) != 4 || ws[0].To != at(205) || ws[1].To != at(360) || ws[2].From != at(360) || ws[2].To != at(420) || ws[3].To != at(560) {
 		t.Fatalf("%+v", ws)
 	}
-	if inAny(ws, at(362)) != true || inAny(ws, at(359)) != true || inAny(ws, at(250)) {
+	if !inAny(ws, at(362)) || !inAny(ws, at(359)) || inAny(ws, at(250)) {
 		t.Errorf("membership")
 	}
 	if o := outages(faults); len(o) != 1 || o[0].From != at(100) || o[0].To != at(130) {
@@ -63,5 +63,23 @@ func TestParseOptions(t *testing.T) {
 		if _, err := parseOptions(bad); err == nil {
 			t.Errorf("%v: accepted", bad)
 		}
+	}
+}
+
+// The controller has caught up at the first sample after its recovery with
+// no difference open longer than the bound.
+func TestCaughtUp(t *testing.T) {
+	faults := []faultRecord{{Kind: faultAPIServerRestart, Start: at(100), Recovered: at(110)}, {Kind: faultDelay, Start: at(200), Recovered: at(260)}}
+	diffs := []diffInterval{
+		{Service: "ns/a", OpenAt: at(101), CloseAt: at(140)}, // the controller blind after the restart
+		{Service: "ns/b", OpenAt: at(139), CloseAt: at(139.5)},
+	}
+	var counts []sampleCount
+	for s := 100.0; s < 300; s += 0.25 {
+		counts = append(counts, sampleCount{At: at(s)})
+	}
+	got := caughtUp(faults, diffs, counts, 5*time.Second)
+	if len(got) != 1 || got[at(100)] != at(140) {
+		t.Fatalf("%v", got)
 	}
 }

@@ -164,11 +164,14 @@ func (r results) plotPNG(path string) error {
 
 	delays := newPanel(fmt.Sprintf("Takeover delay: from the change the controller missed to our first write (bound %s)", in.Opts.TakeoverAfter+in.Opts.Margin), "seconds")
 	delays.Add(faults)
-	var ok, late, served plotter.XYs
+	var ok, late, served, missing plotter.XYs
 	bound := in.Opts.TakeoverAfter + in.Opts.Margin
+	top := 1.8 * math.Max(bound.Seconds()*1.1, quantile(r.delays(), 1).Seconds())
 	for _, t := range r.Takeovers {
 		if t.FirstWrite.IsZero() {
-			late = append(late, plotter.XY{X: x(t.MissedAt), Y: bound.Seconds() * 1.1})
+			if t.Required {
+				missing = append(missing, plotter.XY{X: x(t.MissedAt), Y: top * 0.9})
+			}
 			continue
 		}
 		pt := plotter.XY{X: x(t.MissedAt), Y: t.Delay().Seconds()}
@@ -188,7 +191,8 @@ func (r results) plotPNG(path string) error {
 		shape draw.GlyphDrawer
 	}{{ok, "taken over within the bound", color.RGBA{0, 158, 115, 255}, draw.CircleGlyph{}},
 		{served, "already ours: updated within the bound", controllerRGB, draw.RingGlyph{}},
-		{late, "late, or missing (drawn above the bound)", color.RGBA{213, 0, 0, 255}, draw.CrossGlyph{}}} {
+		{late, "late", color.RGBA{213, 0, 0, 255}, draw.CrossGlyph{}},
+		{missing, "never written while the controller was down (drawn at the top)", color.RGBA{213, 0, 0, 255}, draw.SquareGlyph{}}} {
 		if len(s.xys) == 0 {
 			continue
 		}
@@ -207,7 +211,7 @@ func (r results) plotPNG(path string) error {
 	limit.Color, limit.Dashes = color.RGBA{213, 0, 0, 255}, []vg.Length{vg.Points(4), vg.Points(3)}
 	delays.Add(limit)
 	delays.Legend.Add("bound", limit)
-	delays.Y.Min, delays.Y.Max = 0, 1.8*math.Max(bound.Seconds()*1.1, quantile(r.delays(), 1).Seconds())
+	delays.Y.Min, delays.Y.Max = 0, top
 	delays.X.Label.Text = "minutes since the churn started"
 
 	// Faults in the legend of the last panel, by family.

@@ -179,10 +179,15 @@ func (r results) summary() string {
 	}
 	p("faults: %d, one every %s: %s", len(in.Faults), in.Opts.FaultEvery, strings.Join(fk, ", "))
 	for _, f := range in.Faults {
-		p("  %s %-17s%s recovered %s%s%s", offset(f.Start, in.Start), f.Kind, target(f), offset(f.Recovered, in.Start), prefix("; ", f.Detail), prefix("; ERROR: ", f.Err))
+		caught := ""
+		if c, ok := r.CaughtUp[f.Start]; ok {
+			caught = fmt.Sprintf(", the controller caught up %s", offset(c, in.Start))
+		}
+		p("  %s %-17s%s recovered %s%s%s%s", offset(f.Start, in.Start), f.Kind, target(f), offset(f.Recovered, in.Start), caught, prefix("; ", f.Detail), prefix("; ERROR: ", f.Err))
 	}
 	p("writes: %d endpointslice writes by the replicas, %d by kube-controller-manager", len(r.OurWrites), len(r.ControllerWrites))
-	p("writes while kube-controller-manager was healthy: %d (settle %s after each fault and its recovery excluded; %d windows)", len(r.HealthyWrites), in.Opts.Settle, len(r.Excluded))
+	p("writes while kube-controller-manager was healthy: %d (excluded: a fault of the controller's until it caught up plus %s, a replica's fault %s after its start and its recovery)",
+		len(r.HealthyWrites), in.Opts.Settle, in.Opts.Settle)
 	if len(r.HealthyWrites) > 0 {
 		deletes, svcs := 0, map[string]bool{}
 		for _, w := range r.HealthyWrites {
