@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/transport"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
@@ -46,7 +47,16 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 	// clear it first so that each starts on a clean line.
 	bar := progress.Start(o.ErrOut, 0)
 	report := controller.NewReporter(bar.Around(o.Out), bar.Around(o.ErrOut), o.Output == "json")
-	client, err := o.clientsetWrapped(report.WrapTransport)
+	// Outermost last: reads wait for the API server (daemon.PatientReads),
+	// each attempt is seen by the reporter; under an election, writes go
+	// out only while the Lease is known to be ours (daemon.Fence).
+	wrap := []transport.WrapperFunc{report.WrapTransport, daemon.PatientReads}
+	var fence *daemon.Fence
+	if o.Leader.Elect {
+		fence = daemon.NewFence(o.Leader.RenewDeadline)
+		wrap = append(wrap, fence.Wrap)
+	}
+	client, err := o.clientsetWrapped(transport.Wrappers(wrap...))
 	if err != nil {
 		return err
 	}
@@ -64,18 +74,19 @@ func (o *SyncOptions) runWatch(ctx context.Context) error {
 			return o.refuseForeign(ctx, client, o.Plan.ManagedBy, o.FieldManager)
 		}
 	}
-	return o.runController(ctx, client, ns, opts, bar)
+	return o.runController(ctx, client, ns, opts, bar, fence)
 }
 
 // runController runs the loop with the in-cluster parts the flags ask for:
 // the health endpoint, leader election, the webhook from the same cache.
-func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options, bar *progress.Bar) error {
+func (o *SyncOptions) runController(ctx context.Context, client kubernetes.Interface, ns string, opts controller.Options, bar *progress.Bar, fence *daemon.Fence) error {
 	cfg := daemon.Config{Client: client, Namespace: opts.Namespace, Loop: &opts, HealthAddr: o.Leader.HealthAddr, Log: o.ErrOut, Requests: cluster.RequestsMade, FirstPass: bar}
 	if o.Webhook.Addr != "" {
 		cfg.Webhook = o.Webhook.LoopWebhook(o.Plan.options(), o.FieldManager)
 	}
 	if o.Leader.Elect {
 		cfg.Lease = o.Leader.Lease(ns) // default: cli-runtime's namespace, the ServiceAccount's in a Pod
+		cfg.Lease.Fence = fence
 	}
 	return exit.Process(ns, opts.Namespace, daemon.RunLoop(ctx, cfg))
 }

@@ -61,7 +61,8 @@ func (o *WebhookOptions) Validate() error {
 // Run fills a read-only informer cache of every namespace and serves the
 // webhook from it until ctx is done.
 func (o *WebhookOptions) Run(ctx context.Context) error {
-	client, err := o.Clientset()
+	// Its informers' reads wait for the API server, as the loop's do.
+	client, err := o.clientsetWrapped(daemon.PatientReads)
 	if err != nil {
 		return err
 	}

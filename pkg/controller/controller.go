@@ -95,8 +95,9 @@ type Controller struct {
 	observed *observed
 	now      func() time.Time
 
-	infs   *cluster.Informers
-	health health
+	infs    *cluster.Informers
+	health  health
+	catchUp *catchUp
 }
 
 // New builds a Controller on the process's cache and its informers, as
@@ -138,6 +139,13 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 	}
 	if err := ctrl.register(infs); err != nil {
 		return nil, err
+	}
+	var err error
+	if ctrl.catchUp, err = newCatchUp(infs.Named(), ctrl.now); err != nil {
+		return nil, err
+	}
+	if opts.Report != nil {
+		opts.Report.OnReconnect(ctrl.catchUp.reconnected)
 	}
 	return ctrl, nil
 }
@@ -219,6 +227,17 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	// After an outage, nothing is written from caches that have not yet
+	// heard what they missed (catchup.go).
+	wait, retry := c.catchUp.pending()
+	if wait {
+		c.queue.AddAfter(key, catchUpPoll)
+		return true
+	}
+	for _, k := range retry {
+		c.queue.Forget(k)
+		c.queue.Add(k)
+	}
 	c.report.syncs.Add(1)
 	// A signal, a lost lease or 30 s stop the sync from starting writes;
 	// those already sent get Write.Grace to finish and are reported (a
@@ -235,6 +254,9 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		c.opts.OnSynced(key, time.Since(began))
 	}
 	c.opts.Metrics.Result(result(err))
+	if ctx.Err() == nil {
+		c.catchUp.synced(key, err == nil)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		// Cut by the signal: what was written is reported, the rest is

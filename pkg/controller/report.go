@@ -26,6 +26,12 @@ type Reporter struct {
 	syncs, writes, created, updated, deleted, errors, stale atomic.Int64
 	lastErr                                                 map[string]string
 	lostAt                                                  time.Time // when the connection was lost; zero while up
+
+	// heard is when the API server last answered (Unix nanoseconds; at
+	// first, when WrapTransport was called); the probes read it (Heard).
+	heard       atomic.Int64
+	wrapped     atomic.Bool
+	reconnected []func()
 }
 
 // NewReporter prints to out, as JSON lines when asJSON. As text, errors
@@ -105,8 +111,14 @@ func (r *Reporter) Summary(queue int) {
 // first success after it once ("reconnected"). Informers retry and relist
 // on their own; this only tells the user.
 func (r *Reporter) WrapTransport(next http.RoundTripper) http.RoundTripper {
+	r.wrapped.Store(true)
+	// Blindness is counted from the start until a first answer.
+	r.heard.CompareAndSwap(0, r.now().UnixNano())
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		resp, err := next.RoundTrip(req)
+		if err == nil {
+			r.heard.Store(r.now().UnixNano())
+		}
 		switch {
 		case err != nil && req.Context().Err() == nil:
 			r.mu.Lock()
@@ -126,10 +138,34 @@ func (r *Reporter) WrapTransport(next http.RoundTripper) http.RoundTripper {
 			if !lost.IsZero() {
 				d := r.now().Sub(lost).Round(100 * time.Millisecond)
 				r.emit(printers.LoopEvent{Type: "reconnect", Message: "reconnected after " + d.String()}, printers.LoopReconnected(d))
+				r.mu.Lock()
+				hooks := r.reconnected
+				r.mu.Unlock()
+				for _, f := range hooks {
+					f()
+				}
 			}
 		}
 		return resp, err
 	})
+}
+
+// Heard is when the API server last answered a request of the client
+// WrapTransport wraps (before the first answer, when it was wrapped); ok
+// is false when no client is wrapped, and nothing can be said.
+func (r *Reporter) Heard() (at time.Time, ok bool) {
+	if !r.wrapped.Load() {
+		return time.Time{}, false
+	}
+	return time.Unix(0, r.heard.Load()), true
+}
+
+// OnReconnect has f called (on the request's goroutine, so it must not
+// block) at the first answer after a lost connection.
+func (r *Reporter) OnReconnect(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reconnected = append(r.reconnected, f)
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)

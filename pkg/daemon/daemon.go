@@ -103,7 +103,7 @@ func Run(ctx context.Context, cfg Config) error {
 			// until the signal: the probes stay truthful during shutdown.
 			hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 			defer stop()
-			serveHealth(hctx, healthLn, lp.metrics.Registry, lp.ctrl.Ready, lp.ctrl.Healthy, lp.watchdog)
+			serveHealth(hctx, healthLn, lp.metrics.Registry, lp.probes())
 			lp.opts.Report.Notice("", printers.LoopServingHealth(healthLn.Addr().String()))
 		}
 	}
@@ -145,6 +145,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if lp != nil {
 		g.Go(func() error { return lp.run(gctx) })
+		g.Go(func() error { lp.contact.keepInTouch(gctx, cfg.Client); return nil })
 	}
 	return g.Wait()
 }
@@ -157,6 +158,7 @@ type loop struct {
 	cache    *cluster.Cache
 	metrics  *controller.Metrics
 	watchdog *leaderelection.HealthzAdaptor
+	contact  contact
 	election *election
 	ctrl     *controller.Controller
 	close    func()
@@ -167,6 +169,7 @@ type loop struct {
 // once they exist.
 func newLoop(ctx context.Context, cfg Config, c *cluster.Cache) (*loop, error) {
 	lp := &loop{opts: *cfg.Loop, client: cfg.Client, cache: c, close: func() {}}
+	lp.contact = contact{heard: lp.opts.Report.Heard, now: time.Now}
 	lp.metrics = controller.NewMetrics(func() int {
 		if lp.ctrl == nil {
 			return 0

@@ -26,6 +26,10 @@ import (
 type Lease struct {
 	Name, Namespace                           string
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Fence, when set, is the fence around the client's writes (its Wrap
+	// goes around the client's transport); the election keeps it. Nil
+	// makes one that guards the Lease's release alone.
+	Fence *Fence
 }
 
 // identity is this replica's name in the Lease: hostname (the Pod's name
@@ -83,11 +87,15 @@ func newElection(ctx context.Context, client kubernetes.Interface, l Lease, watc
 		return nil, &APIError{fmt.Errorf("forbidden: cannot %s leases.coordination.k8s.io in namespace %s (leader election on the Lease %s); `kubectl slices deploy` prints the RBAC the loop needs", denied, ns, l.Name)}
 	}
 	id := identity()
-	lock := &resourcelock.LeaseLock{
+	fence := l.Fence
+	if fence == nil {
+		fence = NewFence(l.RenewDeadline)
+	}
+	lock := fence.Lock(&resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: ns, Name: l.Name},
 		Client:     client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
-	}
+	})
 	abort, lose := context.WithCancel(context.Background())
 	// The elector logs through its context's logger, errors included.
 	runCtx, stop := context.WithCancel(klog.NewContext(context.Background(),
@@ -101,6 +109,7 @@ func newElection(ctx context.Context, client kubernetes.Interface, l Lease, watc
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(context.Context) { close(e.Leading) },
 			OnStoppedLeading: func() {
+				fence.close()
 				e.mu.Lock()
 				defer e.mu.Unlock()
 				if !e.releasing {

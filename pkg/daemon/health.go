@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/serve"
 )
@@ -56,16 +55,15 @@ func listenHealth(addr string) (net.Listener, error) {
 var healthLimits = serve.Limits{ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second,
 	WriteTimeout: 30 * time.Second, IdleTimeout: 10 * time.Second, MaxConns: 256, MaxPerSource: 32}
 
+// probes are what /readyz and /healthz check, in order; the first failure
+// is the answer.
+type probes struct{ ready, live []check }
+
 // serveHealth serves /healthz, /readyz and /metrics on ln until ctx is done.
-func serveHealth(ctx context.Context, ln net.Listener, reg *prometheus.Registry, ready, healthy func() error, watchdog *leaderelection.HealthzAdaptor) {
+func serveHealth(ctx context.Context, ln net.Listener, reg *prometheus.Registry, p probes) {
 	mux := http.NewServeMux()
-	alive := func(*http.Request) error { return healthy() }
-	var lease check
-	if watchdog != nil {
-		lease = watchdog.Check
-	}
-	mux.Handle("/healthz", probe(alive, lease))
-	mux.Handle("/readyz", probe(func(*http.Request) error { return ready() }))
+	mux.Handle("/healthz", probe(p.live...))
+	mux.Handle("/readyz", probe(p.ready...))
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	srv := healthLimits.Server(mux)
 	go func() {

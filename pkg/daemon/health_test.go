@@ -34,8 +34,7 @@ func TestHealthServerLimits(t *testing.T) {
 	counted := &testutil.CountingListener{Listener: ln}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ok := func() error { return nil }
-	serveHealth(ctx, counted, prometheus.NewRegistry(), ok, ok, nil)
+	serveHealth(ctx, counted, prometheus.NewRegistry(), probes{})
 
 	const n = 20
 	errs := make(chan error, n+1)
