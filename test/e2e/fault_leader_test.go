@@ -32,12 +32,13 @@ const (
 // replica that lost its Lease does by design, and the new leader's slices
 // equal the plan.
 //
-// Before main's fence (pkg/daemon) this fails: client-go releases the
-// Lease from its stale record, and writes planned before the loss are not
-// fenced. Seen here: once reconnected, the old leader sent 5 slice updates
-// (4 succeeded) interleaved with the new leader's, and its release cleared
-// the Lease the new leader held (200; the new leader's renewal then got
-// 409), or, in other runs, was refused with 409.
+// Before main's fence (pkg/daemon fence.go) this failed: client-go
+// released the Lease from its stale record, and writes planned before the
+// loss were not fenced. Seen then: once reconnected, the old leader sent 5
+// slice updates (4 succeeded) interleaved with the new leader's, and its
+// release cleared the Lease the new leader held (200; the new leader's
+// renewal then got 409), or, in other runs, was refused with 409. With the
+// fence it passes.
 //
 // Flip tried, the other way: the partition never healed (the old leader
 // exits cut off) passes, so the checks ask no more of a fence than that
