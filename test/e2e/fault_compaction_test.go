@@ -198,16 +198,26 @@ type sliceRecorder struct {
 	done     chan struct{}
 }
 
-// recordOurSlices watches our slices of ns (admin, straight to the API
-// server) from now until stop.
+// recordOurSlices records our slices of ns (admin, straight to the API
+// server) as they are now, then every change from a watch, until stop. The
+// present state comes from a list, recorded before this returns, so that
+// it is never taken for a write seen later.
 func recordOurSlices(t testing.TB, cp *controlplane.ControlPlane, ns string) *sliceRecorder {
 	t.Helper()
-	w, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Watch(context.Background(),
-		metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel})
+	opts := metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel}
+	list, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).List(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.ResourceVersion = list.ResourceVersion
+	w, err := cp.Admin.DiscoveryV1().EndpointSlices(ns).Watch(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &sliceRecorder{w: w, done: make(chan struct{})}
+	for i := range list.Items {
+		rec.versions = append(rec.versions, versionOf("LISTED", &list.Items[i]))
+	}
 	go func() {
 		defer close(rec.done)
 		for ev := range w.ResultChan() {
@@ -215,22 +225,27 @@ func recordOurSlices(t testing.TB, cp *controlplane.ControlPlane, ns string) *sl
 			if !ok {
 				continue
 			}
-			v := sliceVersion{seen: time.Now(), kind: ev.Type, name: s.Name, svc: s.Labels[discovery.LabelServiceName]}
-			if ev.Type != watch.Deleted {
-				var eps []string
-				for _, e := range s.Endpoints {
-					eps = append(eps, fmt.Sprintf("%s:%v:%s", strings.Join(e.Addresses, ","), e.Conditions.Ready != nil && *e.Conditions.Ready, deref(e.Zone)))
-				}
-				sort.Strings(eps)
-				v.state = strings.Join(eps, " ")
-			}
 			rec.mu.Lock()
-			rec.versions = append(rec.versions, v)
+			rec.versions = append(rec.versions, versionOf(ev.Type, s))
 			rec.mu.Unlock()
 		}
 	}()
 	t.Cleanup(func() { rec.stop() })
 	return rec
+}
+
+// versionOf renders one version of a slice as seen now.
+func versionOf(kind watch.EventType, s *discovery.EndpointSlice) sliceVersion {
+	v := sliceVersion{seen: time.Now(), kind: kind, name: s.Name, svc: s.Labels[discovery.LabelServiceName]}
+	if kind != watch.Deleted {
+		var eps []string
+		for _, e := range s.Endpoints {
+			eps = append(eps, fmt.Sprintf("%s:%v:%s", strings.Join(e.Addresses, ","), e.Conditions.Ready != nil && *e.Conditions.Ready, deref(e.Zone)))
+		}
+		sort.Strings(eps)
+		v.state = strings.Join(eps, " ")
+	}
+	return v
 }
 
 // stop ends the watch and returns the versions seen.
