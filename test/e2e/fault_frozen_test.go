@@ -108,6 +108,7 @@ type readyUnion struct {
 	drops []string
 	quit  chan struct{}
 	done  chan struct{}
+	once  sync.Once
 }
 
 // watchReadyUnion polls every 75 ms until stop.
@@ -158,12 +159,13 @@ func watchReadyUnion(t testing.TB, cp *controlplane.ControlPlane, ns, svc string
 			}
 		}
 	}()
+	t.Cleanup(func() { u.stop() }) // before the cluster stops, if the test ends early
 	return u
 }
 
 // stop ends the polling and returns the losses.
 func (u *readyUnion) stop() []string {
-	close(u.quit)
+	u.once.Do(func() { close(u.quit) })
 	<-u.done
 	u.mu.Lock()
 	defer u.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,10 +186,11 @@ func (a auditLog) String() string {
 }
 
 // churnFlips flips a random Pod of the fleet every gap, from its own
-// goroutine, until the function it returns is called; that waits for the
-// last flip and returns how many were made.
+// goroutine, until the function it returns is called (or the test ends);
+// that waits for the last flip and returns how many were made.
 func churnFlips(t testing.TB, f *fleet, gap time.Duration) (stop func() int) {
 	quit, done := make(chan struct{}), make(chan struct{})
+	var once sync.Once
 	n := 0
 	go func() {
 		defer close(done)
@@ -205,11 +207,13 @@ func churnFlips(t testing.TB, f *fleet, gap time.Duration) (stop func() int) {
 			n++
 		}
 	}()
-	return func() int {
-		close(quit)
+	stop = func() int {
+		once.Do(func() { close(quit) })
 		<-done
 		return n
 	}
+	t.Cleanup(func() { stop() }) // before the cluster stops, if the test ends early
+	return stop
 }
 
 // tryFlip is fleet.flip of a random Service's random Pod, for a goroutine:
