@@ -34,7 +34,7 @@ import (
 //
 // Flips tried: writing, as the loop would from a stale cache, our slice of
 // web-0 back to its pre-cut state right after the heal (an update through
-// admin client) fails the stale-version check with that version; the
+// the admin client) fails the stale-version check with that version; the
 // loop without a broken watch counted as a lost connection (so no
 // catch-up follows the heal) wrote a version still carrying an endpoint as
 // the cut found it in 2 of 3 runs. Without the catch-up's wait for the
