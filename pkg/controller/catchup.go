@@ -15,6 +15,11 @@ const catchUpMax = 3 * time.Second
 // catchUpPoll is how soon a Service held by catchUp is looked at again.
 const catchUpPoll = 100 * time.Millisecond
 
+// catchUpQuiet is how long the caches must be without an event, once each
+// has heard from the API server, before writes go out: a relist hands its
+// objects to the cache one at a time, in a burst far shorter than this.
+const catchUpQuiet = 250 * time.Millisecond
+
 // catchUp holds writes after a lost connection until the caches have heard
 // from the API server again, so that the loop does not write what it
 // planned from a cache that missed the outage. A Service whose sync failed
@@ -24,9 +29,12 @@ const catchUpPoll = 100 * time.Millisecond
 //
 // A cache has caught up when its informer delivered an event after the
 // reconnection: after an outage the reflector lists again, or resumes its
-// watch, and either way hands every change it missed to the handlers. An
-// empty cache, or one that stays silent for catchUpMax (its watch resumed
-// and nothing changed), is taken as current.
+// watch, and either way hands every change it missed to the handlers; and
+// the burst is over when no cache has had an event for catchUpQuiet (a
+// relist is applied to the cache object by object: a sync in the middle of
+// one would plan from Pods half old, half new). An empty cache, or one
+// that stays silent (its watch resumed and nothing changed), is taken as
+// current after catchUpMax, which also bounds a burst that never ends.
 type catchUp struct {
 	now func() time.Time
 
@@ -36,6 +44,7 @@ type catchUp struct {
 	since   time.Time            // the reconnection; zero when not catching up
 	waitFor []string             // the informers that were not empty then
 	heard   map[string]time.Time // the last event of each informer
+	last    time.Time            // the last event of any informer
 	failing map[string]bool      // Services whose last sync failed
 }
 
@@ -55,7 +64,7 @@ func (u *catchUp) handler(name string) cache.ResourceEventHandlerFuncs {
 	note := func() {
 		t := u.now()
 		u.mu.Lock()
-		u.heard[name] = t
+		u.heard[name], u.last = t, t
 		u.mu.Unlock()
 	}
 	return cache.ResourceEventHandlerFuncs{
@@ -100,11 +109,14 @@ func (u *catchUp) pending() (wait bool, retry []string) {
 	if u.since.IsZero() {
 		return false, nil
 	}
-	if u.now().Sub(u.since) < catchUpMax {
+	if now := u.now(); now.Sub(u.since) < catchUpMax {
 		for _, name := range u.waitFor {
 			if !u.heard[name].After(u.since) {
 				return true, nil
 			}
+		}
+		if now.Sub(u.last) < catchUpQuiet {
+			return true, nil
 		}
 	}
 	u.since = time.Time{}

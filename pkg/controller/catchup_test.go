@@ -53,6 +53,16 @@ func TestCatchUpHoldsWritesUntilTheCachesHear(t *testing.T) {
 		t.Fatal("writes go out before the Pods' cache heard anything")
 	}
 	u.handler("pods").OnUpdate(nil, nil)
+	if wait, _ := u.pending(); !wait {
+		t.Fatal("writes go out in the middle of the Pods' burst of events")
+	}
+	now = now.Add(catchUpQuiet - time.Millisecond)
+	u.handler("pods").OnUpdate(nil, nil) // the burst goes on
+	now = now.Add(catchUpQuiet - time.Millisecond)
+	if wait, _ := u.pending(); !wait {
+		t.Fatal("writes go out before the burst of events settled")
+	}
+	now = now.Add(time.Millisecond)
 	wait, retry := u.pending()
 	if wait || strings.Join(retry, ",") != "ns/a,ns/b" {
 		t.Fatalf("after the Pods' cache heard: wait %v, retry %v; want no wait, ns/a,ns/b", wait, retry)

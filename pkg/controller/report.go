@@ -2,7 +2,6 @@ package controller
 
 import (
 	"io"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -105,72 +104,6 @@ func (r *Reporter) Summary(queue int) {
 		Created: int(r.created.Load()), Updated: int(r.updated.Load()), Deleted: int(r.deleted.Load())}
 	r.emit(e, printers.LoopSummary(e))
 }
-
-// WrapTransport watches the client's requests for the connection to the API
-// server: the first failure of an outage is reported once ("lost"), the
-// first success after it once ("reconnected"). Informers retry and relist
-// on their own; this only tells the user.
-func (r *Reporter) WrapTransport(next http.RoundTripper) http.RoundTripper {
-	r.wrapped.Store(true)
-	// Blindness is counted from the start until a first answer.
-	r.heard.CompareAndSwap(0, r.now().UnixNano())
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		resp, err := next.RoundTrip(req)
-		if err == nil {
-			r.heard.Store(r.now().UnixNano())
-		}
-		switch {
-		case err != nil && req.Context().Err() == nil:
-			r.mu.Lock()
-			first := r.lostAt.IsZero()
-			if first {
-				r.lostAt = r.now()
-			}
-			r.mu.Unlock()
-			if first {
-				r.emit(printers.LoopEvent{Type: "reconnect", Message: "lost: " + err.Error()}, printers.LoopLost(err.Error()))
-			}
-		case err == nil:
-			r.mu.Lock()
-			lost := r.lostAt
-			r.lostAt = time.Time{}
-			r.mu.Unlock()
-			if !lost.IsZero() {
-				d := r.now().Sub(lost).Round(100 * time.Millisecond)
-				r.emit(printers.LoopEvent{Type: "reconnect", Message: "reconnected after " + d.String()}, printers.LoopReconnected(d))
-				r.mu.Lock()
-				hooks := r.reconnected
-				r.mu.Unlock()
-				for _, f := range hooks {
-					f()
-				}
-			}
-		}
-		return resp, err
-	})
-}
-
-// Heard is when the API server last answered a request of the client
-// WrapTransport wraps (before the first answer, when it was wrapped); ok
-// is false when no client is wrapped, and nothing can be said.
-func (r *Reporter) Heard() (at time.Time, ok bool) {
-	if !r.wrapped.Load() {
-		return time.Time{}, false
-	}
-	return time.Unix(0, r.heard.Load()), true
-}
-
-// OnReconnect has f called (on the request's goroutine, so it must not
-// block) at the first answer after a lost connection.
-func (r *Reporter) OnReconnect(f func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reconnected = append(r.reconnected, f)
-}
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // EndpointsWrite reports a write of a Service's legacy Endpoints object
 // (sync --watch --with-endpoints): "created", "updated" or "deleted".
