@@ -54,11 +54,13 @@
 //   - No EndpointSlice write by the replicas while kube-controller-manager
 //     is healthy: a fault that takes it down (killed, frozen, its API
 //     server or etcd restarted) is excluded from its start until the
-//     controller caught up after its recovery (the first sample with no
-//     difference open longer than --takeover-after: after kube-apiserver's
-//     restart its informers wait out their backoff for 30 s and more) plus
-//     -settle (60 s); a replica's fault only for -settle after its start
-//     and after its recovery.
+//     controller caught up after its recovery (from the first sample on
+//     which every difference between the desired endpoints and its slices
+//     open or opening within --takeover-after closed within
+//     --takeover-after: after kube-apiserver's restart its informers wait
+//     out their backoff for 30 s and more) plus -settle (60 s); a
+//     replica's fault only for -settle after its start and after its
+//     recovery.
 //   - Every Service the controller fails while killed or frozen is taken
 //     over within --takeover-after + 2 s of the first change it missed:
 //     the difference between the desired endpoints (from the Pods) and the

@@ -144,11 +144,14 @@ func excludedWindows(faults []faultRecord, caughtUp map[time.Time]time.Time, set
 }
 
 // caughtUp is, for each fault that took the controller down, the first
-// sample after its recovery in which no difference between the desired
-// endpoints and the controller's slices had been open longer than bound:
-// the controller keeps up again. Its process may run again well before:
-// after kube-apiserver's restart, kube-controller-manager's informers
-// wait out their backoff before they list again (30 s and more).
+// sample after its recovery from which every difference between the
+// desired endpoints and the controller's slices open then or opening
+// within bound was closed within bound of its opening: the controller
+// keeps up again (a difference it is blind to right after its return
+// counts, young as it is then). Its process may run
+// again well before: after kube-apiserver's restart,
+// kube-controller-manager's informers wait out their backoff before they
+// list again (30 s and more), blind meanwhile.
 func caughtUp(faults []faultRecord, diffs []diffInterval, counts []sampleCount, bound time.Duration) map[time.Time]time.Time {
 	out := map[time.Time]time.Time{}
 	for _, f := range faults {
@@ -161,7 +164,8 @@ func caughtUp(faults []faultRecord, diffs []diffInterval, counts []sampleCount, 
 			}
 			late := false
 			for _, d := range diffs {
-				if d.OpenAt.Before(c.At.Add(-bound)) && (d.CloseAt.IsZero() || d.CloseAt.After(c.At)) {
+				open := !d.OpenAt.After(c.At.Add(bound)) && (d.CloseAt.IsZero() || d.CloseAt.After(c.At))
+				if open && (d.CloseAt.IsZero() || d.CloseAt.Sub(d.OpenAt) > bound) {
 					late = true
 					break
 				}

@@ -66,20 +66,25 @@ func TestParseOptions(t *testing.T) {
 	}
 }
 
-// The controller has caught up at the first sample after its recovery with
-// no difference open longer than the bound.
+// The controller has caught up at the first sample after its recovery at
+// which every difference open was closed within the bound: one it is blind
+// to right after its return counts, young as it is.
 func TestCaughtUp(t *testing.T) {
-	faults := []faultRecord{{Kind: faultAPIServerRestart, Start: at(100), Recovered: at(110)}, {Kind: faultDelay, Start: at(200), Recovered: at(260)}}
+	faults := []faultRecord{{Kind: faultAPIServerRestart, Start: at(100), Recovered: at(110)}, {Kind: faultDelay, Start: at(200), Recovered: at(260)},
+		{Kind: faultEtcdRestart, Start: at(300), Recovered: at(310)}}
 	diffs := []diffInterval{
 		{Service: "ns/a", OpenAt: at(101), CloseAt: at(140)}, // the controller blind after the restart
 		{Service: "ns/b", OpenAt: at(139), CloseAt: at(139.5)},
+		{Service: "ns/c", OpenAt: at(112), CloseAt: at(150)}, // changed after the return, and missed
+		{Service: "ns/d", OpenAt: at(310.5), CloseAt: at(340)},
+		{Service: "ns/e", OpenAt: at(341), CloseAt: at(341.2)}, // kept up with
 	}
 	var counts []sampleCount
-	for s := 100.0; s < 300; s += 0.25 {
+	for s := 100.0; s < 400; s += 0.25 {
 		counts = append(counts, sampleCount{At: at(s)})
 	}
 	got := caughtUp(faults, diffs, counts, 5*time.Second)
-	if len(got) != 1 || got[at(100)] != at(140) {
+	if len(got) != 2 || got[at(100)] != at(150) || got[at(300)] != at(340) {
 		t.Fatalf("%v", got)
 	}
 }
