@@ -212,6 +212,9 @@ func (r results) plotPNG(path string) error {
 	delays.Add(limit)
 	delays.Legend.Add("bound", limit)
 	delays.Y.Min, delays.Y.Max = 0, top
+	// Top right: the missing takeovers are drawn along the top, where the
+	// faults (never in a run's last minute) are.
+	delays.Legend.Left = false
 	delays.X.Label.Text = "minutes since the churn started"
 
 	// Faults in the legend of the last panel, by family.
