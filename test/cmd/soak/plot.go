@@ -350,7 +350,7 @@ func (plainTicks) Ticks(min, max float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
 		}
 	}
 	return ts
