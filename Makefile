@@ -14,7 +14,7 @@ CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 # CoreDNS, for the DNS reader's e2e test, is built once the same way (hack/build-coredns.sh).
 COREDNS = $(shell ./hack/build-coredns.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns e2e-node bench-verify node-if-possible lint docs docs-check demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns e2e-node bench-verify node-if-possible soak lint docs docs-check demo control-plane clean
 
 all: build
 
@@ -150,6 +150,18 @@ bench-watch-idle: control-plane
 ENVELOPE_PODS ?= 100000
 bench-envelope: control-plane
 	cd test && ENVELOPE_PODS=$(ENVELOPE_PODS) KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkEnvelope$$' -benchtime 1x -timeout 240m
+
+## soak: the in-cluster safety net (two replicas, leader election, --standby) beside
+## kube-controller-manager under churn and a rotation of faults, checked from the audit log
+## and the API (not part of make test). SOAK_DURATION (20m), SOAK_RATE (changes a second, 3),
+## SOAK_FAULT_EVERY (3m), SOAK_OUT (default: a new directory under the temporary directory);
+## SOAK_FLAGS for the rest (go run ./cmd/soak -h in test/)
+SOAK_DURATION ?= 20m
+SOAK_RATE ?= 3
+SOAK_FAULT_EVERY ?= 3m
+soak: control-plane
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) run ./cmd/soak -duration $(SOAK_DURATION) -rate $(SOAK_RATE) \
+		-fault-every $(SOAK_FAULT_EVERY) $(if $(SOAK_OUT),-out $(SOAK_OUT)) $(SOAK_FLAGS)
 
 ## docs: regenerate the command reference docs/reference/ from the command tree and pkg/help/text
 docs:

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// parseVmRSS reads the resident set size, in bytes, from the text of
+// /proc/PID/status.
+func parseVmRSS(status string) (int64, bool) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, false
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		return kb << 10, err == nil
+	}
+	return 0, false
+}
+
+// parseGoroutines reads go_goroutines from Prometheus' text exposition.
+func parseGoroutines(text string) (int, bool) {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[0] == "go_goroutines" {
+			v, err := strconv.ParseFloat(f[1], 64)
+			return int(v), err == nil
+		}
+	}
+	return 0, false
+}
+
+// pluginPID finds the kubectl-slices process of a replica started as
+// `kubectl slices ...`: kubectl execs the plugin in its own process (same
+// PID) on Linux; should it ever run it as a child instead, the child whose
+// executable is the plugin is taken. 0 when there is none (yet).
+func pluginPID(kubectlPID int, plugin string) int {
+	if exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(kubectlPID), "exe")); err == nil && filepath.Base(exe) == filepath.Base(plugin) {
+		return kubectlPID
+	}
+	children, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(kubectlPID), "task", strconv.Itoa(kubectlPID), "children"))
+	for _, c := range strings.Fields(string(children)) {
+		pid, err := strconv.Atoi(c)
+		if err != nil {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join("/proc", c, "exe")); err == nil && filepath.Base(exe) == filepath.Base(plugin) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// rssOf is a process's resident set size in bytes, 0 when unreadable.
+func rssOf(pid int) int64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0
+	}
+	v, _ := parseVmRSS(string(b))
+	return v
+}
+
+// fdsOf counts a process's open file descriptors, -1 when unreadable.
+func fdsOf(pid int) int {
+	d, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+	if err != nil {
+		return -1
+	}
+	return len(d)
+}
+
+// goroutinesOf reads go_goroutines from a replica's /metrics, -1 when it
+// does not answer within 3 s.
+func goroutinesOf(ctx context.Context, addr string) int {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return -1
+	}
+	n, ok := parseGoroutines(string(b))
+	if !ok {
+		return -1
+	}
+	return n
+}
