@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
+	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
@@ -17,6 +18,8 @@ type DiffOptions struct {
 	*RootOptions
 	Targets TargetFlags
 	Plan    PlanFlags
+	// Force shows what sync --force would write.
+	Force bool
 }
 
 func newDiffCommand(root *RootOptions) *cobra.Command {
@@ -31,6 +34,7 @@ func newDiffCommand(root *RootOptions) *cobra.Command {
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addPlanFlags(cmd, &o.Plan)
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Show what sync --force would write, also where kube-controller-manager's slices are current")
 	return cmd
 }
 
@@ -54,7 +58,13 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runs := o.syncMany(ctx, client, targets, syncer.Options{Plan: o.Plan.options()})
+	// What sync would change: nothing where kube-controller-manager's
+	// slices are current, unless --force.
+	opts := syncer.Options{Plan: o.Plan.options()}
+	if !o.Force {
+		opts.Hold = judge.HoldWhereCurrent(o.Plan.ManagedBy)
+	}
+	runs := o.syncMany(ctx, client, targets, opts)
 	if ctx.Err() != nil {
 		return exit.FromSignal(ctx)
 	}

@@ -102,6 +102,9 @@ func Diffs(w, errW io.Writer, st, errSt Style, runs []outcome.Outcome) (changed 
 			}
 			continue
 		}
+		if run.Held != "" {
+			continue // sync writes nothing here: no change to show
+		}
 		Warnings(errW, errSt, run.Plan)
 		c, err := Diff(w, st, run.Plan)
 		if err != nil {

@@ -63,7 +63,7 @@ type Options struct {
 	// Hold, when set, is asked about each plan before anything is written;
 	// a non-empty answer writes nothing for the Service and is kept in
 	// Outcome.Held (sync holds back where kube-controller-manager already
-	// publishes the Service correctly).
+	// publishes the Service correctly, and diff shows that it would).
 	Hold func(in reconcile.Input, plan *reconcile.Plan) string
 }
 
@@ -155,7 +155,7 @@ func (r *run) attempt(ctx context.Context) error {
 		// its slices when the Endpoints object is gone).
 		out.Plan.Delete, out.Plan.Unchanged = append(out.Plan.Delete, out.Plan.Unchanged...), nil
 	}
-	if opts.Hold != nil && opts.Write != nil {
+	if opts.Hold != nil {
 		if out.Held = opts.Hold(in, out.Plan); out.Held != "" {
 			return nil
 		}

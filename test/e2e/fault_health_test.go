@@ -24,7 +24,7 @@ const healthCut = 40 * time.Second
 // restart would not help), and /readyz answers 200 again within 10 s of
 // the heal.
 //
-// Flip tried: before main's probes (pkg/daemon contact.go) /readyz stayed
+// Flip tried: before the blind probes (pkg/daemon contact.go) /readyz stayed
 // 200 through the 40 s cut and the test failed on it; with them, /readyz
 // answered 503 14.96 s into the cut. With /readyz checking BlindLive in
 // place of BlindReady (an uncommitted edit), it failed the same way.

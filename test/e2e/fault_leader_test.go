@@ -32,7 +32,7 @@ const (
 // replica that lost its Lease does by design, and the new leader's slices
 // equal the plan.
 //
-// Before main's fence (pkg/daemon fence.go) this failed: client-go
+// Before the fence (pkg/daemon fence.go) this failed: client-go
 // released the Lease from its stale record, and writes planned before the
 // loss were not fenced. Seen then: once reconnected, the old leader sent 5
 // slice updates (4 succeeded) interleaved with the new leader's, and its

@@ -33,7 +33,7 @@ const outageRecovery = 5 * time.Second
 // may fall just after the server is back. Three draws make a slow recovery
 // show whatever the luck.
 //
-// Before main's fix (reads that wait for the API server, and the catch-up
+// Before the fix (reads that wait for the API server, and the catch-up
 // after it answers) this failed: the reflectors backed off for the length
 // of the outage; ours took 15.4 s, 16.1 s and over 40 s, the controller's
 // 19.4 s. With one loop, measured from /readyz (1.3 s after the first
