@@ -9,6 +9,9 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // StopEtcd kills etcd with SIGKILL, as a crash would; its data stays (with
@@ -77,4 +80,27 @@ func (cp *ControlPlane) Compact(ctx context.Context) error {
 		return fmt.Errorf("compact etcd at revision %d: %w", resp.Header.Revision, err)
 	}
 	return nil
+}
+
+// WatchStartError is the error a watch just opened starts with: the call's
+// own, or the status of its first event when that is an error (410 Gone
+// after Compact); nil when it starts cleanly, or says nothing for 5 s.
+// Call it as WatchStartError(client.Watch(ctx, opts)).
+func WatchStartError(w watch.Interface, err error) error {
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok {
+			return errors.New("watch closed")
+		}
+		if st, isStatus := ev.Object.(*metav1.Status); isStatus {
+			return &apierrors.StatusError{ErrStatus: *st}
+		}
+		return nil
+	case <-time.After(5 * time.Second):
+		return nil
+	}
 }

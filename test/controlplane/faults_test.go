@@ -2,7 +2,6 @@ package controlplane
 
 import (
 	"context"
-	"errors"
 	"os"
 	"testing"
 	"time"
@@ -113,7 +112,7 @@ func TestFaultHooks(t *testing.T) {
 	if err := cp.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := watchFrom(ctx, cp, old.ResourceVersion); !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+	if err := WatchStartError(cp.Admin.DiscoveryV1().EndpointSlices("faults").Watch(ctx, metav1.ListOptions{ResourceVersion: old.ResourceVersion})); !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
 		t.Fatalf("watch from resourceVersion %s after Compact: %v, want 410 Gone", old.ResourceVersion, err)
 	}
 
@@ -145,27 +144,5 @@ func TestFaultHooks(t *testing.T) {
 	cp.Stop()
 	if took := time.Since(start); took > 4*time.Second {
 		t.Errorf("Stop with kube-controller-manager frozen took %v", took)
-	}
-}
-
-// watchFrom opens a watch of the namespace's slices at rv and returns the
-// first error event's status, nil if the watch started cleanly.
-func watchFrom(ctx context.Context, cp *ControlPlane, rv string) error {
-	w, err := cp.Admin.DiscoveryV1().EndpointSlices("faults").Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	select {
-	case ev, ok := <-w.ResultChan():
-		if !ok {
-			return errors.New("watch closed")
-		}
-		if st, isStatus := ev.Object.(*metav1.Status); isStatus {
-			return &apierrors.StatusError{ErrStatus: *st}
-		}
-		return nil
-	case <-time.After(5 * time.Second):
-		return nil
 	}
 }

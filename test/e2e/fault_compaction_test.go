@@ -73,7 +73,7 @@ func TestFaultWatchCutPastCompaction(t *testing.T) {
 	if err := cp.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := watchPodsFrom(ctx, cp, ns, seen.ResourceVersion); !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+	if err := controlplane.WatchStartError(cp.Admin.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: seen.ResourceVersion})); !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
 		t.Fatalf("a watch from before the cut (resourceVersion %s) after Compact: %v, want 410 Gone", seen.ResourceVersion, err)
 	}
 	time.Sleep(5 * time.Second)
@@ -261,26 +261,4 @@ func (r *sliceRecorder) stop() []sliceVersion {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]sliceVersion(nil), r.versions...)
-}
-
-// watchPodsFrom opens a watch of the namespace's Pods at rv and returns
-// the error it is answered with, nil if it started cleanly.
-func watchPodsFrom(ctx context.Context, cp *controlplane.ControlPlane, ns, rv string) error {
-	w, err := cp.Admin.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	select {
-	case ev, ok := <-w.ResultChan():
-		if !ok {
-			return fmt.Errorf("watch closed")
-		}
-		if st, isStatus := ev.Object.(*metav1.Status); isStatus {
-			return &apierrors.StatusError{ErrStatus: *st}
-		}
-		return nil
-	case <-time.After(5 * time.Second):
-		return nil
-	}
 }
