@@ -232,6 +232,25 @@ func (cp *ControlPlane) tokenOf(user string) string {
 	return ""
 }
 
+// answersOK reports whether a GET of url (with token, when not empty)
+// answers 200: the readiness probe of every process the control plane waits
+// for.
+func answersOK(ctx context.Context, client *http.Client, url, token string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
 // waitReady polls /readyz until it answers ok, a process dies or 90 s pass.
 func (cp *ControlPlane) waitReady(ctx context.Context) error {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
@@ -243,13 +262,8 @@ func (cp *ControlPlane) waitReady(ctx context.Context) error {
 				return fmt.Errorf("%s exited during start-up:\n%s", p.name, tail(p.log.Name(), 2000))
 			}
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cp.URL+"/readyz", nil)
-		req.Header.Set("Authorization", "Bearer "+cp.adminToken)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if answersOK(ctx, client, cp.URL+"/readyz", cp.adminToken) {
+			return nil
 		}
 		select {
 		case <-ctx.Done():

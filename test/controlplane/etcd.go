@@ -39,12 +39,8 @@ func (cp *ControlPlane) StartEtcd(ctx context.Context) error {
 		if p.exited() {
 			return fmt.Errorf("etcd exited during start-up:\n%s", tail(p.log.Name(), 2000))
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, cp.etcdURL+"/health", nil)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		if answersOK(ctx, client, cp.etcdURL+"/health", "") {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
