@@ -34,7 +34,8 @@ type Config struct {
 	TakeoverAfter time.Duration
 	// HandbackHold is how long the controller's slices must stay current
 	// before ours are deleted, so that a recovering controller that fails
-	// again does not make the Service flap.
+	// again does not make the Service flap. A difference the controller
+	// closes within TakeoverAfter does not interrupt it.
 	HandbackHold time.Duration
 	// ManagedBy is our managed-by value.
 	ManagedBy string
@@ -54,8 +55,11 @@ type Memory struct {
 	// Theirs fingerprints the controller's slices as last seen while
 	// behind: a change is the controller writing this Service.
 	Theirs string
+	// Wrote: the controller wrote this Service's slices since the open
+	// difference opened.
+	Wrote bool
 	// CurrentSince is, while HandingBack, since when the controller's
-	// slices have been current.
+	// slices have been current, or behind by less than TakeoverAfter.
 	CurrentSince time.Time
 	// Fresh: the loop has not looked at the Service yet (Initial).
 	Fresh bool
@@ -157,14 +161,22 @@ func Decide(cfg Config, prev Memory, in Input) Decision {
 	theirs := fingerprint(hb.Controller)
 	switch {
 	case current && !m.Behind.IsZero():
-		d.Closed, d.Lag, d.Opened = true, nonNegative(in.Now.Sub(m.Behind)), m.Behind
-		m.Behind, m.Since, m.Theirs = time.Time{}, time.Time{}, ""
+		// Only the controller's writing closes a difference: one the
+		// desired state walked back to (a Pod flipped back before the
+		// controller reflected the flip) is no sign of life, and counting
+		// it as a closure would restart the clocks of a dead controller's
+		// other differences (Closures.Latest) for ever under churn.
+		if m.Wrote || theirs != m.Theirs {
+			d.Closed, d.Lag, d.Opened = true, nonNegative(in.Now.Sub(m.Behind)), m.Behind
+		}
+		m.Behind, m.Since, m.Theirs, m.Wrote = time.Time{}, time.Time{}, "", false
 	case current:
 	case m.Behind.IsZero():
 		m.Behind = opened(prev.Fresh, len(hb.Controller) > 0, in)
 		m.Since, m.Theirs = m.Behind, theirs
 	default:
 		m.Since = restarted(m, theirs, in)
+		m.Wrote = m.Wrote || theirs != m.Theirs
 		m.Theirs = theirs
 	}
 	behind := nonNegative(in.Now.Sub(m.Since))
@@ -185,6 +197,12 @@ func Decide(cfg Config, prev Memory, in Input) Decision {
 		d.Action = Write
 		held := in.Now.Sub(m.CurrentSince)
 		switch {
+		case !current && behind < cfg.TakeoverAfter:
+			// A new change the controller has not reflected yet, as
+			// under churn it always has one: it is given the time a
+			// Service in standby would be, and the hold runs on. Were
+			// the hold restarted, churn would keep ours for ever.
+			d.RequeueAfter = cfg.TakeoverAfter - behind
 		case !current:
 			m.State, m.CurrentSince = Serving, time.Time{}
 			d.Reason = "kube-controller-manager's slices differ again: still serving"

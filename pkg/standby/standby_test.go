@@ -136,9 +136,9 @@ func TestHandback(t *testing.T) {
 	if d.Action != Write || d.Memory.State != HandingBack || d.RequeueAfter != 20*time.Second {
 		t.Fatalf("within the hold: got action %v state %s requeue %s", d.Action, d.Memory.State, d.RequeueAfter)
 	}
-	d = Decide(cfg, hb, in(t0.Add(20*time.Second), time.Time{}, want, bad, mine))
+	d = Decide(cfg, hb, in(t0.Add(20*time.Second), t0.Add(14*time.Second), want, bad, mine))
 	if d.Action != Write || d.Memory.State != Serving || d.Event != NoEvent {
-		t.Fatalf("controller differs again: got action %v state %s", d.Action, d.Memory.State)
+		t.Fatalf("controller differs again for 6 s: got action %v state %s", d.Action, d.Memory.State)
 	}
 	// Ours stale (one endpoint not ready, the controller's ready): not yet.
 	d = Decide(cfg, hb, in(t0.Add(30*time.Second), time.Time{}, want, good, slice(ours, true, false)))
@@ -224,5 +224,52 @@ func TestOursInStandbyHandedBackAfterHold(t *testing.T) {
 	d := Decide(cfg, Memory{State: Standby}, Input{Controller: reconcile.ControllerManagedBy, Desired: []*discovery.EndpointSlice{want}, Live: live, Now: t0})
 	if d.Action != Write || d.Memory.State != HandingBack || d.RequeueAfter != cfg.HandbackHold {
 		t.Fatalf("got action %v state %s requeue %s", d.Action, d.Memory.State, d.RequeueAfter)
+	}
+}
+
+// A difference the desired state walks back to before the controller
+// writes (a Pod flipped and flipped back) is not the controller's doing:
+// no closure, so no other Service's clock restarts on it.
+func TestWalkedBackIsNoClosure(t *testing.T) {
+	want := slice(ours, true, true)
+	stale := slice(reconcile.ControllerManagedBy, true, false)
+	d := Decide(cfg, Memory{State: Standby}, in(t0, t0, want, stale))
+	d = Decide(cfg, d.Memory, in(t0.Add(time.Second), time.Time{}, want, stale))
+	d = Decide(cfg, d.Memory, in(t0.Add(2*time.Second), time.Time{}, slice(ours, true, false), stale))
+	if d.Closed || !d.Memory.Behind.IsZero() || d.Action != Hold {
+		t.Fatalf("walked back: closed %v behind %s action %v", d.Closed, d.Memory.Behind, d.Action)
+	}
+	// The controller writing while behind, then current: a closure, also
+	// when its last write was already seen before the close.
+	written := slice(reconcile.ControllerManagedBy, true, false)
+	written.Generation = 2
+	d = Decide(cfg, Memory{State: Standby}, in(t0, t0, want, stale))
+	d = Decide(cfg, d.Memory, in(t0.Add(time.Second), time.Time{}, want, written))
+	d = Decide(cfg, d.Memory, in(t0.Add(2*time.Second), time.Time{}, slice(ours, true, false), written))
+	if !d.Closed || d.Lag != 2*time.Second {
+		t.Fatalf("written then current: closed %v lag %s", d.Closed, d.Lag)
+	}
+}
+
+// Under churn the controller always has a change to reflect: one it
+// reflects within the takeover threshold keeps the hold running, one it
+// leaves longer sends the Service back to serving.
+func TestHandbackHoldRunsThroughChurn(t *testing.T) {
+	want := slice(ours, true, true)
+	good := slice(reconcile.ControllerManagedBy, true, true)
+	behind := slice(reconcile.ControllerManagedBy, true, false)
+	mine := slice(ours, true, true)
+	hb := Memory{State: HandingBack, CurrentSince: t0}
+	d := Decide(cfg, hb, in(t0.Add(20*time.Second), t0.Add(19*time.Second), want, behind, mine))
+	if d.Action != Write || d.Memory.State != HandingBack || !d.Memory.CurrentSince.Equal(t0) || d.RequeueAfter != 4*time.Second {
+		t.Fatalf("young difference in the hold: action %v state %s since %s requeue %s", d.Action, d.Memory.State, d.Memory.CurrentSince, d.RequeueAfter)
+	}
+	closed := Decide(cfg, d.Memory, in(t0.Add(30*time.Second), time.Time{}, want, good, mine))
+	if closed.Action != HandBack || closed.Event != HandedBack {
+		t.Fatalf("reflected within the threshold, hold over: action %v state %s", closed.Action, closed.Memory.State)
+	}
+	late := Decide(cfg, d.Memory, in(t0.Add(24*time.Second), time.Time{}, want, behind, mine))
+	if late.Action != Write || late.Memory.State != Serving || !late.Memory.CurrentSince.IsZero() {
+		t.Fatalf("left past the threshold: action %v state %s", late.Action, late.Memory.State)
 	}
 }
