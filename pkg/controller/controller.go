@@ -100,6 +100,9 @@ type Controller struct {
 	catchUp *catchUp
 }
 
+// QueueName names the work queue in the workqueue_* metrics.
+const QueueName = "endpoint_slice"
+
 // New builds a Controller on the process's cache and its informers, as
 // upstream's NewController takes its informers: it registers its handlers
 // before the caller starts them. Run runs it.
@@ -119,13 +122,19 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
 	)
+	// Named as kube-controller-manager's EndpointSlice controller names its
+	// queue, so a dashboard's workqueue_* panels find both by one name.
+	qcfg := workqueue.TypedRateLimitingQueueConfig[string]{Name: QueueName}
+	if opts.Metrics != nil {
+		qcfg.MetricsProvider = opts.Metrics.Queue
+	}
 	ctrl := &Controller{
 		client:   client,
 		infs:     infs,
 		opts:     opts,
 		cache:    c,
 		reader:   cluster.Reader{Client: client},
-		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{Name: "services"}),
+		queue:    workqueue.NewTypedRateLimitingQueueWithConfig(limiter, qcfg),
 		slices:   newSliceTracker(),
 		trigger:  syncer.NewTracker(),
 		notes:    newNotes(),

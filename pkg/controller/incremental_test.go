@@ -38,7 +38,7 @@ func TestMemoPathLeavesWhatComputeWants(t *testing.T) {
 	svc.Spec.Ports[0].TargetPort.IntVal = 8080
 	c, client, _ := startedWith(t, everything, func(o *Options) {
 		o.Plan.MaxEndpointsPerSlice = 3
-		o.Metrics = NewMetrics(nil)
+		o.Metrics = NewMetrics()
 	}, append(pods, svc)...)
 	versionSlices(client)
 	ctx := context.Background()
@@ -196,7 +196,7 @@ func TestMemoWaitsForTheCache(t *testing.T) {
 	for i := range 4 {
 		objs = append(objs, memoPod(i, true))
 	}
-	c, client, _ := startedWith(t, everything, func(o *Options) { o.Metrics = NewMetrics(nil) }, objs...)
+	c, client, _ := startedWith(t, everything, func(o *Options) { o.Metrics = NewMetrics() }, objs...)
 	versionSlices(client)
 	ctx := context.Background()
 	key := testNS + "/web"
@@ -238,7 +238,7 @@ func TestMemoPlanRetriesAfterConflict(t *testing.T) {
 	for i := range 4 {
 		objs = append(objs, memoPod(i, true))
 	}
-	c, client, _ := startedWith(t, everything, func(o *Options) { o.Metrics = NewMetrics(nil) }, objs...)
+	c, client, _ := startedWith(t, everything, func(o *Options) { o.Metrics = NewMetrics() }, objs...)
 	versionSlices(client)
 	ctx := context.Background()
 	key := testNS + "/web"

@@ -12,6 +12,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
+	"github.com/kubectl-slices/kubectl-slices/pkg/kubemetrics"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/standby"
 )
@@ -21,10 +22,13 @@ import (
 const metricPrefix = "kubectl_slices_"
 
 // Metrics are the loop's Prometheus metrics, on their own registry (with the
-// Go and process collectors), recorded by the controller around the pure
-// planner, never inside it.
+// Go and process collectors, and client-go's under kube-controller-manager's
+// names), recorded by the controller around the pure planner, never inside
+// it.
 type Metrics struct {
 	Registry *prometheus.Registry
+	// Queue provides the work queue's workqueue_* families.
+	Queue *kubemetrics.Queue
 
 	endpointsAdded, endpointsRemoved prometheus.Histogram
 	endpointsDesired, slicesDesired  prometheus.Gauge
@@ -48,13 +52,14 @@ type Metrics struct {
 // totals over Services as upstream's metrics cache keeps them.
 type serviceCounts struct{ endpoints, desiredSlices, slices int }
 
-// NewMetrics registers every family on a new registry. queueDepth (may be
-// nil) is read at scrape time.
-func NewMetrics(queueDepth func() int) *Metrics {
+// NewMetrics registers every family on a new registry. It runs before the
+// leader elector is built (kubemetrics.Register).
+func NewMetrics() *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	kubemetrics.Register(reg)
 	buckets := prometheus.ExponentialBuckets(2, 2, 15) // upstream's
-	m := &Metrics{Registry: reg, perService: map[string]serviceCounts{}, now: time.Now,
+	m := &Metrics{Registry: reg, Queue: kubemetrics.NewQueue(reg), perService: map[string]serviceCounts{}, now: time.Now,
 		endpointsAdded: prometheus.NewHistogram(prometheus.HistogramOpts{Name: metricPrefix + "endpoints_added_per_sync",
 			Help: "Number of endpoints added on each Service sync", Buckets: buckets}),
 		endpointsRemoved: prometheus.NewHistogram(prometheus.HistogramOpts{Name: metricPrefix + "endpoints_removed_per_sync",
@@ -67,11 +72,11 @@ func NewMetrics(queueDepth func() int) *Metrics {
 			Help: "Number of EndpointSlices of ours, as last planned"}),
 		slicesChanged: prometheus.NewHistogram(prometheus.HistogramOpts{Name: metricPrefix + "endpointslices_changed_per_sync",
 			Help: "Number of EndpointSlices changed on each Service sync"}),
-		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "syncs",
+		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "syncs_total",
 			Help: "Number of Service syncs, by result: success, stale (the cache lagged our writes) or error"}, []string{"result"}),
-		plans: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "plans",
+		plans: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "plans_total",
 			Help: "Number of Service plans, by path: memo (from the changed Pods alone) or full (from all the Service's Pods)"}, []string{"path"}),
-		changes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "changes",
+		changes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricPrefix + "changes_total",
 			Help: "Number of EndpointSlice changes written, by operation: create, update or delete"}, []string{"operation"}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "last_successful_sync_timestamp_seconds",
 			Help: "Unix time of the last successful Service sync"}),
@@ -94,10 +99,6 @@ func NewMetrics(queueDepth func() int) *Metrics {
 		m.states, m.takeovers, m.handbacks, m.controllerLag)
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPrefix + "last_successful_sync_age_seconds",
 		Help: "Seconds since the last successful Service sync (-1 before the first)"}, m.lastAge))
-	if queueDepth != nil {
-		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPrefix + "workqueue_depth",
-			Help: "Services waiting in the work queue"}, func() float64 { return float64(queueDepth()) }))
-	}
 	// Every label value appears from the start, so a rate() has a zero to
 	// start from.
 	for _, r := range []string{"success", "stale", "error"} {

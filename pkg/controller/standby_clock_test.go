@@ -59,7 +59,7 @@ func TestStandbyDatesFromTheObservedChange(t *testing.T) {
 	a := utiltest.NewPod(testNS, "a").Label("app", "web").Node("node-1").IP("10.0.0.1").ReadyAt(hourAgo).Build()
 	b := utiltest.NewPod(testNS, "b").Label("app", "other").Node("node-1").IP("10.0.0.2").ReadyAt(hourAgo).Build()
 	cfg := standby.Config{TakeoverAfter: 5 * time.Second, HandbackHold: 30 * time.Second, ManagedBy: "test-manager"}
-	metrics := NewMetrics(nil)
+	metrics := NewMetrics()
 	c, client, _ := startedWith(t, everything, func(o *Options) { o.Standby, o.Metrics = &cfg, metrics },
 		node1, svcs[0], svcs[1], a, b, theirs(t, svcs[0], 1, a), theirs(t, svcs[1], 1, a))
 	t0 := time.Now()

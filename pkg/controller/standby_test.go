@@ -23,7 +23,7 @@ import (
 // deleted), with the metrics counting each.
 func TestStandbyTakesOverAndHandsBack(t *testing.T) {
 	events := record.NewFakeRecorder(10)
-	metrics := NewMetrics(nil)
+	metrics := NewMetrics()
 	cfg := standby.Config{TakeoverAfter: 5 * time.Second, HandbackHold: 30 * time.Second, ManagedBy: "test-manager"}
 	c, client, out := startedWith(t, everything, func(o *Options) { o.Standby, o.Events, o.Metrics = &cfg, events, metrics },
 		service("mirrored", nil), endpointsObj("mirrored", "10.0.0.1"))

@@ -170,12 +170,7 @@ type loop struct {
 func newLoop(ctx context.Context, cfg Config, c *cluster.Cache) (*loop, error) {
 	lp := &loop{opts: *cfg.Loop, client: cfg.Client, cache: c, close: func() {}}
 	lp.contact = contact{heard: lp.opts.Report.Heard, now: time.Now}
-	lp.metrics = controller.NewMetrics(func() int {
-		if lp.ctrl == nil {
-			return 0
-		}
-		return lp.ctrl.QueueLen()
-	})
+	lp.metrics = controller.NewMetrics()
 	lp.opts.Metrics = lp.metrics
 	if bar := cfg.FirstPass; bar != nil && cfg.Lease == nil {
 		lp.opts.OnSynced = bar.Took

@@ -54,7 +54,7 @@ func BenchmarkIdleWatch(b *testing.B) {
 	m := r.metrics(b)
 	b.Logf("ours /metrics: process_resident_memory_bytes %.0f MiB, is_leader %v, endpoints_desired %v, syncs %v",
 		value(m, "process_resident_memory_bytes", nil)/(1<<20), value(m, "kubectl_slices_is_leader", nil),
-		value(m, "kubectl_slices_endpoints_desired", nil), value(m, "kubectl_slices_syncs", nil))
+		value(m, "kubectl_slices_endpoints_desired", nil), value(m, "kubectl_slices_syncs_total", nil))
 	mib := func(name string) float64 { return value(m, name, nil) / (1 << 20) }
 	b.Logf("ours Go memory: heap in use %.0f MiB, next GC at %.0f MiB, heap idle %.0f MiB of which %.0f MiB released to the OS, %.0f MiB obtained from the OS in all",
 		mib("go_memstats_heap_inuse_bytes"), mib("go_memstats_next_gc_bytes"), mib("go_memstats_heap_idle_bytes"),

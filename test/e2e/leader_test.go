@@ -126,7 +126,7 @@ outer:
 
 // writes is the replica's EndpointSlice writes, from its own counters.
 func (r replica) writes(t testing.TB) float64 {
-	return value(r.metrics(t), "kubectl_slices_changes", nil)
+	return value(r.metrics(t), "kubectl_slices_changes_total", nil)
 }
 
 // Two replicas against one API server: only the leader writes; a leader
@@ -166,7 +166,7 @@ func TestLeaderElection(t *testing.T) {
 	if w := b.writes(t); w != 0 {
 		t.Errorf("standby wrote %v slices", w)
 	}
-	if n := value(b.metrics(t), "kubectl_slices_syncs", nil); n != 0 {
+	if n := value(b.metrics(t), "kubectl_slices_syncs_total", nil); n != 0 {
 		t.Errorf("standby synced %v times", n)
 	}
 	if l := value(a.metrics(t), "kubectl_slices_is_leader", nil); l != 1 {
@@ -271,7 +271,7 @@ func TestHealthEndpoints(t *testing.T) {
 		t.Errorf("/healthz while the caches fill: %d", code)
 	}
 	before := r.metrics(t)
-	if w := value(before, "kubectl_slices_changes", map[string]string{"operation": "create"}); w != 0 {
+	if w := value(before, "kubectl_slices_changes_total", map[string]string{"operation": "create"}); w != 0 {
 		t.Errorf("creates before any sync: %v", w)
 	}
 	down.Store(false)
@@ -283,8 +283,8 @@ func TestHealthEndpoints(t *testing.T) {
 	within(t, "synced", 10*time.Second, func() bool { return endpointState(t, shared, ns, "web") == want.String() })
 	within(t, "counters moved", 5*time.Second, func() bool {
 		m := r.metrics(t)
-		return value(m, "kubectl_slices_changes", map[string]string{"operation": "create"}) >= 1 &&
-			value(m, "kubectl_slices_syncs", map[string]string{"result": "success"}) >= 1 &&
+		return value(m, "kubectl_slices_changes_total", map[string]string{"operation": "create"}) >= 1 &&
+			value(m, "kubectl_slices_syncs_total", map[string]string{"result": "success"}) >= 1 &&
 			value(m, "kubectl_slices_endpoints_desired", nil) == 1
 	})
 	// A write the API server refuses: an error sync, and upstream's
@@ -294,7 +294,7 @@ func TestHealthEndpoints(t *testing.T) {
 	mustPods(t, shared, ns, s1)
 	want[s1.IPs[0]] = "true:" + nodeZone(s1.Node)
 	within(t, "a failed sync counted", 10*time.Second, func() bool {
-		return value(r.metrics(t), "kubectl_slices_syncs", map[string]string{"result": "error"}) >= 1
+		return value(r.metrics(t), "kubectl_slices_syncs_total", map[string]string{"result": "error"}) >= 1
 	})
 	within(t, "a FailedToUpdateEndpointSlices event on the Service", 10*time.Second, func() bool {
 		evs, err := shared.Admin.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=web,reason=FailedToUpdateEndpointSlices"})
@@ -303,7 +303,7 @@ func TestHealthEndpoints(t *testing.T) {
 	failWrites.Store(false)
 	within(t, "converged after the failure, with backoff", 10*time.Second, func() bool { return endpointState(t, shared, ns, "web") == want.String() })
 	m := r.metrics(t)
-	for _, name := range []string{"kubectl_slices_workqueue_depth", "kubectl_slices_last_successful_sync_age_seconds",
+	for _, name := range []string{"workqueue_depth", "kubectl_slices_last_successful_sync_age_seconds",
 		"kubectl_slices_is_leader", "kubectl_slices_services_controller_current", "kubectl_slices_endpoints_added_per_sync",
 		"kubectl_slices_desired_endpoint_slices", "process_resident_memory_bytes", "go_goroutines"} {
 		if _, ok := m[name]; !ok {

@@ -97,7 +97,7 @@ func healthy(t *testing.T, o *ordinary, loop replica, what string, caughtUp time
 	t.Helper()
 	time.Sleep(standbyThreshold + 2*time.Second)
 	mf := loop.metrics(t)
-	takeovers, writes := value(mf, "kubectl_slices_takeovers_total", nil), value(mf, "kubectl_slices_changes", nil)
+	takeovers, writes := value(mf, "kubectl_slices_takeovers_total", nil), value(mf, "kubectl_slices_changes_total", nil)
 	by, _ := sliceStates(t, o.cp, o.ns)
 	t.Logf("%s: the controller current %s after it; %v takeovers, %v writes of ours, %d Services with slices of ours (load %s)",
 		what, caughtUp.Round(time.Millisecond), takeovers, writes, len(by[oursLabel]), load())

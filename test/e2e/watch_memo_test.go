@@ -11,7 +11,7 @@ import (
 )
 
 // sync --watch plans a readiness flip, a new Pod, a deleted one and a
-// relabelled one from the Pods that changed (kubectl_slices_plans counts
+// relabelled one from the Pods that changed (kubectl_slices_plans_total counts
 // the memo's path), and after each the full planner, through `kubectl
 // slices diff`, finds nothing to change.
 func TestWatchPlansFromChangedPods(t *testing.T) {
@@ -58,8 +58,8 @@ func TestWatchPlansFromChangedPods(t *testing.T) {
 	}
 	settled("relabelled Pod")
 	m := r.metrics(t)
-	memo := value(m, "kubectl_slices_plans", map[string]string{"path": "memo"})
-	full := value(m, "kubectl_slices_plans", map[string]string{"path": "full"})
+	memo := value(m, "kubectl_slices_plans_total", map[string]string{"path": "memo"})
+	full := value(m, "kubectl_slices_plans_total", map[string]string{"path": "full"})
 	t.Logf("plans: %v from the memo, %v in full", memo, full)
 	if memo < float64(flips+3) {
 		t.Fatalf("%v plans from the memo for %d changes (%v in full): the changed Pods were not planned alone", memo, flips+3, full)
