@@ -176,6 +176,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	c.report.Notice("", printers.LoopWatching(c.opts.Namespace))
 	c.health.synced(c.infs.Named())
+	c.opts.Metrics.Synced()
 	if !c.waitLeading(ctx) {
 		c.queue.ShutDown()
 		return nil // stopped while standing by: nothing was written

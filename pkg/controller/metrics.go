@@ -37,6 +37,7 @@ type Metrics struct {
 	syncs, changes, plans            *prometheus.CounterVec
 	lastSuccess                      prometheus.Gauge
 	isLeader                         prometheus.Gauge
+	synced                           prometheus.Gauge
 	handback                         prometheus.Gauge
 	states                           *prometheus.GaugeVec
 	takeovers, handbacks             prometheus.Counter
@@ -82,6 +83,8 @@ func NewMetrics() *Metrics {
 			Help: "Unix time of the last successful Service sync"}),
 		isLeader: prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "is_leader",
 			Help: "1 while this process leads and writes; 0 while it stands by"}),
+		synced: prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "caches_synced",
+			Help: "1 once the informers' caches have filled (the loop can judge the cluster); 0 before"}),
 		handback: prometheus.NewGauge(prometheus.GaugeOpts{Name: metricPrefix + "services_controller_current",
 			Help: "Number of Services whose kube-controller-manager slices exist and publish the same endpoints as ours (they can be handed back)"}),
 		states: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricPrefix + "standby_services",
@@ -95,7 +98,7 @@ func NewMetrics() *Metrics {
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10, 15, 30, 60, 120, 300, 600}}),
 	}
 	reg.MustRegister(m.endpointsAdded, m.endpointsRemoved, m.endpointsDesired, m.slicesDesired, m.numSlices,
-		m.slicesChanged, m.syncs, m.changes, m.plans, m.lastSuccess, m.isLeader, m.handback,
+		m.slicesChanged, m.syncs, m.changes, m.plans, m.lastSuccess, m.isLeader, m.synced, m.handback,
 		m.states, m.takeovers, m.handbacks, m.controllerLag)
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPrefix + "last_successful_sync_age_seconds",
 		Help: "Seconds since the last successful Service sync (-1 before the first)"}, m.lastAge))
@@ -167,6 +170,13 @@ func (m *Metrics) SetLeader(leading bool) {
 		v = 1
 	}
 	m.isLeader.Set(v)
+}
+
+// Synced records that the caches have filled.
+func (m *Metrics) Synced() {
+	if m != nil {
+		m.synced.Set(1)
+	}
 }
 
 // SetHandback records how many Services kube-controller-manager keeps current.
