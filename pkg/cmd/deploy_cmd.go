@@ -36,6 +36,7 @@ type DeployOptions struct {
 	WebhookSources  []string
 	PodCIDRs        []string
 	WebhookClientCA string
+	Monitoring      bool
 	Output          string
 	// namespace is where the manifests go; ownNamespace says it is
 	// kubectl-slices' own, which cluster mode creates.
@@ -78,6 +79,7 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.StringSliceVar(&o.WebhookSources, "webhook-source", nil, "With --webhook: CIDRs the API server calls webhooks from; the NetworkPolicy admits the webhook port from these only (default every address but the Pod CIDRs)")
 	f.StringSliceVar(&o.PodCIDRs, "pod-cidr", nil, "With --webhook, without --webhook-source: the cluster's Pod CIDRs, cut out of the addresses the webhook port admits (default the Nodes' spec.podCIDRs, read from the cluster if it can be)")
 	f.StringVar(&o.WebhookClientCA, "webhook-client-ca", "", "With --webhook: the CA (PEM file) of the client certificate the API server presents to webhooks (its AdmissionConfiguration); the webhook then refuses every other caller")
+	f.BoolVar(&o.Monitoring, "monitoring", false, "Also print a PodMonitor and a PrometheusRule (prometheus-operator's monitoring.coreos.com/v1): the loop scraped, its alerts loaded")
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", root.completer().WorkloadFlag)
@@ -131,7 +133,7 @@ func (o *DeployOptions) request() deploy.Request {
 	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
 		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
 		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups, ControllerUsers: o.ControllerUsers},
-		WebhookSources: o.WebhookSources, PodCIDRs: o.PodCIDRs, Nodes: o.nodes, WebhookClientCA: o.clientCA}
+		WebhookSources: o.WebhookSources, PodCIDRs: o.PodCIDRs, Nodes: o.nodes, WebhookClientCA: o.clientCA, Monitoring: o.Monitoring}
 }
 
 // Run prints the manifests; a sidecar's next step goes to stderr, as

@@ -39,6 +39,9 @@ type Request struct {
 	// WebhookClientCA, when set, is the CA (PEM) of the API server's
 	// webhook client certificate, which the webhook then requires.
 	WebhookClientCA []byte
+	// Monitoring adds a PodMonitor and a PrometheusRule
+	// (prometheus-operator's) beside the Deployment.
+	Monitoring bool
 }
 
 // Validate refuses a combination of modes that does not go together, and
@@ -66,6 +69,8 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		return fmt.Errorf("--pod-cidr goes without --webhook-source: the webhook port admits the sources alone; name sources that hold no Pod address")
 	case r.WebhookClientCA != nil && !r.Webhook:
 		return fmt.Errorf("--webhook-client-ca goes with --webhook")
+	case r.Monitoring && r.SidecarFor != "":
+		return fmt.Errorf("--monitoring scrapes the Deployment's Pods: it goes without --sidecar-for")
 	}
 	if r.WebhookClientCA != nil {
 		if err := CheckClientCA(r.WebhookClientCA); err != nil {
@@ -121,6 +126,11 @@ func Render(r Request) (Rendered, error) {
 		o.PodCIDRs = r.Nodes.CIDRs
 	}
 	objs, err := Objects(o)
+	if err == nil && r.Monitoring {
+		var mon []runtime.Object
+		mon, err = Monitoring(r.Namespace)
+		objs = append(objs, mon...)
+	}
 	if err != nil || !r.Webhook {
 		return Rendered{Data: objs}, err
 	}

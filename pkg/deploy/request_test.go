@@ -2,12 +2,17 @@ package deploy
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/monitoring"
 )
 
 func noCheck([]string, []string) error { return nil }
@@ -169,5 +174,71 @@ func TestRenderSourcesNote(t *testing.T) {
 		if got := strings.Join(np.Spec.Ingress[0].From[0].IPBlock.Except, ","); got != c.except {
 			t.Errorf("%s: IPv4 except %q, want %q", c.name, got, c.except)
 		}
+	}
+}
+
+// --monitoring adds a PodMonitor on the Deployment's Pods and metrics port
+// (the job named by app.kubernetes.io/name, which the rules select) and a
+// PrometheusRule carrying pkg/monitoring's groups; without it nothing of
+// prometheus-operator's is printed.
+func TestRenderMonitoring(t *testing.T) {
+	r := Request{Namespace: "ops", Image: "img", Replicas: 2, HealthPort: 8080}
+	plain, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Monitoring = true
+	with, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := plain.Data.([]runtime.Object), with.Data.([]runtime.Object)
+	if len(after) != len(before)+2 {
+		t.Fatalf("--monitoring: %d objects, want %d", len(after), len(before)+2)
+	}
+	for _, o := range before {
+		if o.GetObjectKind().GroupVersionKind().Group == "monitoring.coreos.com" {
+			t.Errorf("without --monitoring: %s printed", o.GetObjectKind().GroupVersionKind().Kind)
+		}
+	}
+	pm := after[len(after)-2].(*unstructured.Unstructured)
+	pr := after[len(after)-1].(*unstructured.Unstructured)
+	if pm.GetKind() != "PodMonitor" || pr.GetKind() != "PrometheusRule" || pm.GetNamespace() != "ops" || pr.GetNamespace() != "ops" {
+		t.Fatalf("got %s/%s and %s/%s", pm.GetKind(), pm.GetNamespace(), pr.GetKind(), pr.GetNamespace())
+	}
+	sel, _, _ := unstructured.NestedStringMap(pm.Object, "spec", "selector", "matchLabels")
+	job, _, _ := unstructured.NestedString(pm.Object, "spec", "jobLabel")
+	eps, _, _ := unstructured.NestedSlice(pm.Object, "spec", "podMetricsEndpoints")
+	var dep *appsv1.Deployment
+	for _, o := range before {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			dep = d
+		}
+	}
+	podLabels := dep.Spec.Template.Labels
+	for k, v := range sel {
+		if podLabels[k] != v {
+			t.Errorf("the PodMonitor selects %s=%s; the Pods have %q", k, v, podLabels[k])
+		}
+	}
+	if podLabels[job] != monitoring.Job {
+		t.Errorf("the job label %q is %q on the Pods, want %q (the rules' job)", job, podLabels[job], monitoring.Job)
+	}
+	port := eps[0].(map[string]any)["port"]
+	found := false
+	for _, p := range dep.Spec.Template.Spec.Containers[0].Ports {
+		found = found || (p.Name == port && p.ContainerPort == 8080)
+	}
+	if !found {
+		t.Errorf("the PodMonitor scrapes port %v, which the container does not name on 8080", port)
+	}
+	groups, _, _ := unstructured.NestedSlice(pr.Object, "spec", "groups")
+	want, _ := asJSON(monitoring.Groups())
+	if !reflect.DeepEqual(groups, want) {
+		t.Errorf("the PrometheusRule's groups differ from pkg/monitoring's")
+	}
+	r.SidecarFor = "deploy/web"
+	if err := r.Validate(noCheck); err == nil || !strings.Contains(err.Error(), "--monitoring") {
+		t.Errorf("--monitoring with --sidecar-for: %v", err)
 	}
 }

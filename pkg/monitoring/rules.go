@@ -1,0 +1,120 @@
+package monitoring
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Job is the job label the rules select the loop's targets by: deploy's
+// PodMonitor takes it from the Pods' app.kubernetes.io/name; a plain scrape
+// configuration names its job so.
+const Job = "kubectl-slices"
+
+// Runbook is the page each alert's runbook_url points into, at the alert's
+// own section.
+const Runbook = "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md"
+
+// Thresholds the alerts compare with, and the tests that fire them read.
+const (
+	// LagP99 is the controller lag p99 that warns: half of the default
+	// --takeover-after (5 s), so a controller that is only slow is seen
+	// before a takeover.
+	LagP99 = 2.5
+	// ProxyHealthTimeout is kube-proxy's default health timeout: twice its
+	// 30 s sync period.
+	ProxyHealthTimeout = 60
+)
+
+// Rule is one recording rule or alert, in Prometheus' rule file form.
+type Rule struct {
+	Record      string            `json:"record,omitempty"`
+	Alert       string            `json:"alert,omitempty"`
+	Expr        string            `json:"expr"`
+	For         string            `json:"for,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Group is a rule group.
+type Group struct {
+	Name  string `json:"name"`
+	Rules []Rule `json:"rules"`
+}
+
+// Recording rules the alerts (and a dashboard) share.
+const (
+	ServingRecord = "namespace:kubectl_slices_services_serving:max"
+	LagRecord     = "namespace:kubectl_slices_controller_lag_seconds:p99_10m"
+)
+
+// Groups are the loop's rules: recording rules first, then the alerts on
+// the loop and on the data plane.
+func Groups() []Group {
+	job := fmt.Sprintf(`job=%q`, Job)
+	return []Group{
+		{Name: "kubectl-slices.rules", Rules: []Rule{
+			{Record: ServingRecord,
+				Expr: `max by (namespace) (kubectl_slices_standby_services{` + job + `,state="serving"})`},
+			{Record: LagRecord,
+				Expr: `histogram_quantile(0.99, sum by (namespace, le) (rate(kubectl_slices_controller_lag_seconds_bucket{` + job + `}[10m])))`},
+		}},
+		{Name: "kubectl-slices", Rules: []Rule{
+			alert("KubectlSlicesServingServices", "warning", "5m",
+				ServingRecord+` > 0`,
+				"kube-controller-manager fails Services that kubectl-slices serves.",
+				"The kubectl-slices loop in {{ $labels.namespace }} publishes {{ $value }} Services whose endpoints kube-controller-manager has not published for more than --takeover-after."),
+			alert("KubectlSlicesControllerLagHigh", "warning", "15m",
+				fmt.Sprintf("%s > %g", LagRecord, LagP99),
+				"kube-controller-manager is slow to publish endpoints.",
+				fmt.Sprintf("kube-controller-manager took {{ $value | humanizeDuration }} (p99) to publish a change, as the kubectl-slices loop in {{ $labels.namespace }} measures it: over %gs for 15 minutes. At --takeover-after the loop takes Services over.", LagP99)),
+			alert("KubectlSlicesNoLeader", "critical", "5m",
+				`sum by (namespace) (leader_election_master_status{`+job+`,name="kubectl-slices"}) < 1`,
+				"No kubectl-slices replica leads.",
+				"Replicas of kubectl-slices run in {{ $labels.namespace }}, and none has held the Lease for 5 minutes: nothing stands by for kube-controller-manager."),
+			alert("KubectlSlicesSyncsFailing", "warning", "10m",
+				`sum by (namespace, pod) (rate(kubectl_slices_syncs_total{`+job+`,result="error"}[5m])) > 0`,
+				"kubectl-slices fails to sync Services.",
+				"{{ $labels.namespace }}/{{ $labels.pod }} has failed Service syncs (reads or writes refused) for 10 minutes."),
+			alert("KubectlSlicesCachesNotSynced", "critical", "10m",
+				`max by (namespace, pod) (kubectl_slices_caches_synced{`+job+`}) == 0`,
+				"kubectl-slices cannot fill its caches.",
+				"{{ $labels.namespace }}/{{ $labels.pod }} has not listed the cluster's Services, Pods, Nodes and EndpointSlices in 10 minutes: it is blind and serves nothing."),
+			alert("KubectlSlicesDown", "critical", "15m",
+				`absent(up{`+job+`} == 1)`,
+				"No kubectl-slices target is up.",
+				"Prometheus has scraped no kubectl-slices target for 15 minutes: the safety net is gone, or not scraped."),
+		}},
+		{Name: "kube-proxy-staleness", Rules: []Rule{
+			alert("KubeProxyApplyStale", "warning", "1m",
+				fmt.Sprintf(`(kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds > kubeproxy_sync_proxy_rules_last_timestamp_seconds) and (time() - kubeproxy_sync_proxy_rules_last_timestamp_seconds > %d)`, ProxyHealthTimeout),
+				"A node's kube-proxy has stopped applying Service changes.",
+				fmt.Sprintf("kube-proxy at {{ $labels.instance }} has a change queued and has applied none for more than %ds (its health timeout): Services on that node route by stale rules.", ProxyHealthTimeout)),
+		}},
+	}
+}
+
+// alert builds an alert whose runbook is its section of the runbook page.
+func alert(name, severity, forDur, expr, summary, description string) Rule {
+	return Rule{Alert: name, Expr: expr, For: forDur,
+		Labels: map[string]string{"severity": severity},
+		Annotations: map[string]string{
+			"summary":     summary,
+			"description": description,
+			"runbook_url": Runbook + "#" + strings.ToLower(name),
+		}}
+}
+
+// RulesFile renders the groups as a Prometheus rule file.
+func RulesFile(groups []Group) ([]byte, error) {
+	b, err := yaml.Marshal(map[string][]Group{"groups": groups})
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.WriteString("# Generated by `make docs` from pkg/monitoring: do not edit.\n")
+	out.Write(b)
+	return out.Bytes(), nil
+}
