@@ -13,8 +13,10 @@ TAGS := $(shell grep -v '^\#' hack/build-tags | paste -sd, -)
 CONTROL_PLANE = $(shell ./hack/build-control-plane.sh | tail -n 1)
 # CoreDNS, for the DNS reader's e2e test, is built once the same way (hack/build-coredns.sh).
 COREDNS = $(shell ./hack/build-coredns.sh | tail -n 1)
+# promtool, for the Prometheus rules' tests, is built once the same way (hack/build-promtool.sh).
+PROMTOOL = $(shell ./hack/build-promtool.sh | tail -n 1)
 
-.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns e2e-node bench-verify node-if-possible soak lint docs docs-check demo control-plane clean
+.PHONY: all build dist test compat unit fuzz fuzz-short mutate diff-long e2e bench bench-e2e bench-check bench-cache bench-watch bench-watch-idle bench-webhook bench-envelope bench-flip-size bench-explain-pod e2e-dns coredns promtool e2e-node bench-verify node-if-possible soak lint docs docs-check demo control-plane clean
 
 all: build
 
@@ -61,8 +63,9 @@ MEMOSEQUENCES ?= 20000
 diff-long:
 	$(GO) test ./pkg/reconcile -run 'TestDifferentialAgainstUpstream|TestMemoAgainstCompute' -count=1 -v -timeout 30m -diff-cases $(DIFFCASES) -memo-sequences $(MEMOSEQUENCES)
 
-e2e: control-plane coredns
-	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_COREDNS="$(COREDNS)" $(GO) test ./... -count=1 -timeout 40m
+e2e: control-plane coredns promtool
+	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_COREDNS="$(COREDNS)" KUBECTL_SLICES_PROMTOOL="$(PROMTOOL)" \
+		$(GO) test ./... -count=1 -timeout 40m
 	@# Nothing the tests started may outlive them.
 	@if pgrep -f "$(CONTROL_PLANE)/(etcd|kube-apiserver|kube-controller-manager)" >/dev/null; then \
 		echo "control-plane processes left behind:"; pgrep -af "$(CONTROL_PLANE)/"; exit 1; fi
@@ -72,6 +75,9 @@ control-plane:
 
 coredns:
 	@./hack/build-coredns.sh >/dev/null
+
+promtool:
+	@./hack/build-promtool.sh >/dev/null
 
 ## e2e-dns: only the DNS reader's e2e tests, against a real CoreDNS run as a local process
 e2e-dns: control-plane coredns
@@ -163,15 +169,20 @@ soak: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) run ./cmd/soak -duration $(SOAK_DURATION) -rate $(SOAK_RATE) \
 		-fault-every $(SOAK_FAULT_EVERY) $(if $(SOAK_OUT),-out $(SOAK_OUT)) $(SOAK_FLAGS)
 
-## docs: regenerate the command reference docs/reference/ from the command tree and pkg/help/text
+## docs: regenerate the command reference docs/reference/ from the command tree and pkg/help/text,
+## and the Prometheus rules in monitoring/ from pkg/monitoring
 docs:
 	$(GO) run ./hack/docgen -out docs/reference
+	$(GO) run ./hack/monitoringgen -out monitoring
 
-## docs-check: fail when docs/reference is not what make docs would write (part of make lint)
+## docs-check: fail when docs/reference or monitoring/ is not what make docs would write (part of make lint)
 docs-check:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(GO) run ./hack/docgen -out "$$tmp" >/dev/null && \
 	diff -ru docs/reference "$$tmp" || { echo "docs/reference is stale: run make docs and commit it"; exit 1; }
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(GO) run ./hack/monitoringgen -out "$$tmp" && \
+	diff -ru monitoring "$$tmp" || { echo "monitoring/ is stale: run make docs and commit it"; exit 1; }
 
 lint: docs-check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -81,6 +81,7 @@ func TestMetricsServed(t *testing.T) {
 		{"rest_client_requests_total", map[string]string{"code": "201", "method": "POST"}, 1},
 		{"rest_client_request_duration_seconds", map[string]string{"verb": "GET"}, 1},
 		{"leader_election_master_status", map[string]string{"name": "kubectl-slices"}, 1},
+		{"kubectl_slices_caches_synced", nil, 1},
 	} {
 		n, found := samples(mf, q.name, q.labels)
 		if !found || n < q.min {

@@ -96,8 +96,17 @@ func TestStandbySafetyNet(t *testing.T) {
 	loop := startStandby(t, cp, ns, "--handback-hold=5s")
 
 	standbyStaysIdleWhileControllerIsHealthy(t, cp, f, loop)
+	healthy := loop.metrics(t)
 	taken := standbyTakesOverWhatChangesWhileControllerIsDown(t, cp, ns, f, loop)
+	serving := loop.metrics(t)
 	standbyHandsBackWithoutDroppingEndpoints(t, ctx, cp, ns, f, loop, taken)
+	back := loop.metrics(t)
+	// The takeover alert, on the real binary's samples: silent beside a
+	// healthy controller, firing while the loop serves, silent again after
+	// the hand-back.
+	servingAlert(t, healthy, 0, "beside a healthy controller")
+	servingAlert(t, serving, taken, "after the takeover")
+	servingAlert(t, back, 0, "after the hand-back")
 }
 
 // standbyStaysIdleWhileControllerIsHealthy: under churn, with
