@@ -66,6 +66,20 @@ func TestMetricsServed(t *testing.T) {
 		}
 	}
 
+	// The alerts' tests (and so the rules they fire) name only families
+	// the binary serves, kube-proxy's own, and up.
+	for _, name := range alertTestSeries(t) {
+		base := name
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if b, ok := strings.CutSuffix(name, suffix); ok && mf[b] != nil && mf[b].GetType() == dto.MetricType_HISTOGRAM {
+				base = b
+			}
+		}
+		if _, ok := mf[base]; !ok && name != "up" && !strings.HasPrefix(name, "kubeproxy_") {
+			t.Errorf("test/monitoring/alerts_test.yaml names %s, which /metrics does not serve", name)
+		}
+	}
+
 	// The labels kubernetes-mixin's controller-manager dashboard and
 	// client-go's conventions query by.
 	for _, q := range []struct {
@@ -89,6 +103,25 @@ func TestMetricsServed(t *testing.T) {
 		}
 	}
 }
+
+// alertTestSeries are the metric names of the promtool tests' input series.
+func alertTestSeries(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../monitoring/alerts_test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range seriesLine.FindAllStringSubmatch(string(b), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatal("alerts_test.yaml names no series")
+	}
+	return names
+}
+
+var seriesLine = regexp.MustCompile(`(?m)^\s*- series: '([a-zA-Z_:][a-zA-Z0-9_:]*)`)
 
 // samples sums a family's values (a histogram's counts) over the series
 // whose labels include want, and says whether any matched.
