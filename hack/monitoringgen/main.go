@@ -1,4 +1,4 @@
-// Command monitoringgen writes the loop's Prometheus rules from
+// Command monitoringgen writes the loop's Prometheus rules and Grafana dashboard from
 // pkg/monitoring into a directory (`make docs` writes monitoring/), for
 // teams that run Prometheus without prometheus-operator.
 package main
@@ -29,5 +29,15 @@ func run(out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, "kubectl-slices.rules.yaml"), rules, 0o644)
+	if err := os.WriteFile(filepath.Join(out, "kubectl-slices.rules.yaml"), rules, 0o644); err != nil {
+		return err
+	}
+	dashboard, err := monitoring.Dashboard(monitoring.Panels())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "kubectl-slices.dashboard.json"), dashboard, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "dashboard.md"), monitoring.PanelsMarkdown(monitoring.Panels()), 0o644)
 }

@@ -40,3 +40,18 @@ func TestAlertsHaveRunbooks(t *testing.T) {
 		t.Errorf("%d alerts, want at least 7", n)
 	}
 }
+
+// Every panel has a unit and queries that select the loop's job and the
+// dashboard's namespace and pod variables.
+func TestPanels(t *testing.T) {
+	for _, p := range Panels() {
+		if p.Unit == "" || len(p.Queries) == 0 {
+			t.Errorf("%s: unit %q, %d queries", p.Title, p.Unit, len(p.Queries))
+		}
+		for _, q := range p.Queries {
+			if !strings.Contains(q.Expr, sel) || q.Legend == "" {
+				t.Errorf("%s: %q does not select %s, or has no legend", p.Title, q.Expr, sel)
+			}
+		}
+	}
+}

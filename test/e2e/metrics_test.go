@@ -66,9 +66,9 @@ func TestMetricsServed(t *testing.T) {
 		}
 	}
 
-	// The alerts' tests (and so the rules they fire) name only families
-	// the binary serves, kube-proxy's own, and up.
-	for _, name := range alertTestSeries(t) {
+	// The alerts' tests (and so the rules they fire) and the dashboard's
+	// queries name only families the binary serves, kube-proxy's own, and up.
+	for _, name := range append(alertTestSeries(t), dashboardMetrics(t)...) {
 		base := name
 		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 			if b, ok := strings.CutSuffix(name, suffix); ok && mf[b] != nil && mf[b].GetType() == dto.MetricType_HISTOGRAM {
@@ -76,7 +76,7 @@ func TestMetricsServed(t *testing.T) {
 			}
 		}
 		if _, ok := mf[base]; !ok && name != "up" && !strings.HasPrefix(name, "kubeproxy_") {
-			t.Errorf("test/monitoring/alerts_test.yaml names %s, which /metrics does not serve", name)
+			t.Errorf("the alerts' tests or the dashboard name %s, which /metrics does not serve", name)
 		}
 	}
 
@@ -120,6 +120,26 @@ func alertTestSeries(t *testing.T) []string {
 	}
 	return names
 }
+
+// dashboardMetrics are the metric names the dashboard's queries select
+// (each written name{…}).
+func dashboardMetrics(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../monitoring/kubectl-slices.dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range selectorName.FindAllStringSubmatch(string(b), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatal("the dashboard names no metric")
+	}
+	return names
+}
+
+var selectorName = regexp.MustCompile(`([a-zA-Z_:][a-zA-Z0-9_:]*)\{`)
 
 var seriesLine = regexp.MustCompile(`(?m)^\s*- series: '([a-zA-Z_:][a-zA-Z0-9_:]*)`)
 

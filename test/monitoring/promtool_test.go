@@ -3,9 +3,11 @@ package monitoring
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +105,58 @@ func load(t *testing.T, path string, into any) {
 	if err := yaml.Unmarshal(b, into); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// Every query of the dashboard parses as PromQL: promtool checks them as
+// recording rules, the dashboard's variables given values.
+func TestDashboardQueriesParse(t *testing.T) {
+	exprs := DashboardQueries(t)
+	type rule struct {
+		Record string `json:"record"`
+		Expr   string `json:"expr"`
+	}
+	var rs []rule
+	vars := strings.NewReplacer("$namespace", "ops", "$pod", ".*")
+	for i, e := range exprs {
+		rs = append(rs, rule{Record: fmt.Sprintf("dashboard:query_%d:check", i), Expr: vars.Replace(e)})
+	}
+	b, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboard", "rules": rs}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "dashboard.rules.yaml")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "check", "rules", file)
+}
+
+// DashboardQueries are the PromQL expressions of the generated dashboard's
+// panels.
+func DashboardQueries(t testing.TB) []string {
+	t.Helper()
+	var d struct {
+		Panels []struct {
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	b, err := os.ReadFile("../../monitoring/kubectl-slices.dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			out = append(out, tg.Expr)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the dashboard has no query")
+	}
+	return out
 }
