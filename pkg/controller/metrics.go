@@ -94,7 +94,7 @@ func NewMetrics() *Metrics {
 		handbacks: prometheus.NewCounter(prometheus.CounterOpts{Name: metricPrefix + "handbacks_total",
 			Help: "With --standby: Services handed back to kube-controller-manager (our slices deleted)"}),
 		controllerLag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: metricPrefix + "controller_lag_seconds",
-			Help:    "With --standby: how old a difference between kube-controller-manager's slices and the desired ones was when its slices became current again, from when the loop observed the change that caused it",
+			Help:    "With --standby: how old a difference between kube-controller-manager's slices and the desired ones was when its own write closed it, from when the loop observed the change that caused it",
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10, 15, 30, 60, 120, 300, 600}}),
 	}
 	reg.MustRegister(m.endpointsAdded, m.endpointsRemoved, m.endpointsDesired, m.slicesDesired, m.numSlices,

@@ -34,8 +34,9 @@ type Config struct {
 	TakeoverAfter time.Duration
 	// HandbackHold is how long the controller's slices must stay current
 	// before ours are deleted, so that a recovering controller that fails
-	// again does not make the Service flap. A difference the controller
-	// closes within TakeoverAfter does not interrupt it.
+	// again does not make the Service flap. A difference younger than
+	// TakeoverAfter (one the controller has not had the time to reflect)
+	// does not interrupt it.
 	HandbackHold time.Duration
 	// ManagedBy is our managed-by value.
 	ManagedBy string
@@ -127,8 +128,9 @@ type Decision struct {
 	// will have passed.
 	RequeueAfter time.Duration
 	Event        Event
-	// Closed: the controller's slices became current again after differing
-	// for Lag (from the change that caused the difference to now).
+	// Closed: the controller's own write made its slices current again
+	// after they differed for Lag (from the change that caused the
+	// difference to now).
 	Closed bool
 	Lag    time.Duration
 	// Opened is, when Closed, when the closed difference opened.

@@ -249,6 +249,12 @@ func TestWalkedBackIsNoClosure(t *testing.T) {
 	if !d.Closed || d.Lag != 2*time.Second {
 		t.Fatalf("written then current: closed %v lag %s", d.Closed, d.Lag)
 	}
+	// The next difference starts afresh: walked back, it is no closure.
+	d = Decide(cfg, d.Memory, in(t0.Add(3*time.Second), t0.Add(3*time.Second), want, written))
+	d = Decide(cfg, d.Memory, in(t0.Add(4*time.Second), time.Time{}, slice(ours, true, false), written))
+	if d.Closed {
+		t.Fatal("a walked-back difference after a closure counted as a closure")
+	}
 }
 
 // Under churn the controller always has a change to reflect: one it
@@ -257,6 +263,7 @@ func TestWalkedBackIsNoClosure(t *testing.T) {
 func TestHandbackHoldRunsThroughChurn(t *testing.T) {
 	want := slice(ours, true, true)
 	good := slice(reconcile.ControllerManagedBy, true, true)
+	good.Generation = 2 // the controller's write of the change
 	behind := slice(reconcile.ControllerManagedBy, true, false)
 	mine := slice(ours, true, true)
 	hb := Memory{State: HandingBack, CurrentSince: t0}
@@ -265,7 +272,7 @@ func TestHandbackHoldRunsThroughChurn(t *testing.T) {
 		t.Fatalf("young difference in the hold: action %v state %s since %s requeue %s", d.Action, d.Memory.State, d.Memory.CurrentSince, d.RequeueAfter)
 	}
 	closed := Decide(cfg, d.Memory, in(t0.Add(30*time.Second), time.Time{}, want, good, mine))
-	if closed.Action != HandBack || closed.Event != HandedBack {
+	if closed.Action != HandBack || closed.Event != HandedBack || !closed.Closed {
 		t.Fatalf("reflected within the threshold, hold over: action %v state %s", closed.Action, closed.Memory.State)
 	}
 	late := Decide(cfg, d.Memory, in(t0.Add(24*time.Second), time.Time{}, want, behind, mine))
