@@ -21,10 +21,11 @@ const Runbook = "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs
 const (
 	// LagP99 is the controller lag p99 that warns: half of the default
 	// --takeover-after (5 s), so a controller that is only slow is seen
-	// before a takeover.
+	// before a takeover. A loop run with another --takeover-after keeps it.
 	LagP99 = 2.5
 	// ProxyHealthTimeout is kube-proxy's default health timeout: twice its
-	// 30 s sync period.
+	// default 30 s sync period (a proxy run with another period has
+	// another timeout).
 	ProxyHealthTimeout = 60
 )
 
@@ -70,8 +71,10 @@ func Groups() []Group {
 				fmt.Sprintf("%s > %g", LagRecord, LagP99),
 				"kube-controller-manager is slow to publish endpoints.",
 				fmt.Sprintf("kube-controller-manager took {{ $value | humanizeDuration }} (p99) to publish a change, as the kubectl-slices loop in {{ $labels.namespace }} measures it: over %gs for 15 minutes. At --takeover-after the loop takes Services over.", LagP99)),
+			// Unless a replica is not scraped: the leader may be the one
+			// Prometheus cannot reach (KubectlSlicesDown speaks for that).
 			alert("KubectlSlicesNoLeader", "critical", "5m",
-				`sum by (namespace) (leader_election_master_status{`+job+`,name="kubectl-slices"}) < 1`,
+				`sum by (namespace) (leader_election_master_status{`+job+`,name="kubectl-slices"}) < 1 unless on (namespace) count by (namespace) (up{`+job+`} == 0)`,
 				"No kubectl-slices replica leads.",
 				"Replicas of kubectl-slices run in {{ $labels.namespace }}, and none has held the Lease for 5 minutes: nothing stands by for kube-controller-manager."),
 			alert("KubectlSlicesSyncsFailing", "warning", "10m",
@@ -82,14 +85,21 @@ func Groups() []Group {
 				`max by (namespace, pod) (kubectl_slices_caches_synced{`+job+`}) == 0`,
 				"kubectl-slices cannot fill its caches.",
 				"{{ $labels.namespace }}/{{ $labels.pod }} has not listed the cluster's Services, Pods, Nodes and EndpointSlices in 10 minutes: it is blind and serves nothing."),
+			// Every target gone, or every one of a namespace's replicas
+			// down while another namespace's run.
 			alert("KubectlSlicesDown", "critical", "15m",
-				`absent(up{`+job+`} == 1)`,
+				`(count by (namespace) (up{`+job+`}) unless count by (namespace) (up{`+job+`} == 1)) or absent(up{`+job+`})`,
 				"No kubectl-slices target is up.",
-				"Prometheus has scraped no kubectl-slices target for 15 minutes: the safety net is gone, or not scraped."),
+				"Prometheus has scraped no kubectl-slices target{{ with $labels.namespace }} in {{ . }}{{ end }} for 15 minutes: the safety net is gone, or not scraped."),
 		}},
 		{Name: "kube-proxy-staleness", Rules: []Rule{
+			// A change queued after the last sync, which is older than the
+			// timeout; or, never synced since it started longer ago (the
+			// last sync's series exists only after the first), a change
+			// queued: kube-proxy's own healthz fails on both.
 			alert("KubeProxyApplyStale", "warning", "1m",
-				fmt.Sprintf(`(kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds > kubeproxy_sync_proxy_rules_last_timestamp_seconds) and (time() - kubeproxy_sync_proxy_rules_last_timestamp_seconds > %d)`, ProxyHealthTimeout),
+				fmt.Sprintf(`((kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds > kubeproxy_sync_proxy_rules_last_timestamp_seconds) and (time() - kubeproxy_sync_proxy_rules_last_timestamp_seconds > %[1]d))`+
+					` or ((kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds unless kubeproxy_sync_proxy_rules_last_timestamp_seconds) and on (job, instance) (time() - process_start_time_seconds > %[1]d))`, ProxyHealthTimeout),
 				"A node's kube-proxy has stopped applying Service changes.",
 				fmt.Sprintf("kube-proxy at {{ $labels.instance }} has a change queued and has applied none for more than %ds (its health timeout): Services on that node route by stale rules.", ProxyHealthTimeout)),
 		}},

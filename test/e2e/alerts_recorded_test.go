@@ -122,6 +122,7 @@ func recordedSeries(mf map[string]*dto.MetricFamily, target map[string]string) [
 				add(name, labels, m.Gauge.GetValue())
 			case m.Histogram != nil:
 				h := m.Histogram
+				// The text parser keeps the +Inf bucket among the others.
 				for _, b := range h.Bucket {
 					bl := map[string]string{"le": strconv.FormatFloat(b.GetUpperBound(), 'g', -1, 64)}
 					for k, v := range labels {
@@ -129,11 +130,6 @@ func recordedSeries(mf map[string]*dto.MetricFamily, target map[string]string) [
 					}
 					add(name+"_bucket", bl, float64(b.GetCumulativeCount()))
 				}
-				inf := map[string]string{"le": "+Inf"}
-				for k, v := range labels {
-					inf[k] = v
-				}
-				add(name+"_bucket", inf, float64(h.GetSampleCount()))
 				add(name+"_sum", labels, h.GetSampleSum())
 				add(name+"_count", labels, float64(h.GetSampleCount()))
 			}

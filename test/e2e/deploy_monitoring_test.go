@@ -18,7 +18,7 @@ const operatorModule = "github.com/prometheus-operator/prometheus-operator@v0.85
 // strict fields); without --monitoring the output is what it was.
 func TestDeployMonitoring(t *testing.T) {
 	crds := operatorCRDs(t, "podmonitors", "prometheusrules")
-	kubectl(t, shared, "create", "-f", crds[0], "-f", crds[1]).mustCode(t, 0)
+	kubectl(t, shared, "apply", "--server-side", "--force-conflicts", "-f", crds[0], "-f", crds[1]).mustCode(t, 0)
 	t.Cleanup(func() {
 		kubectl(t, shared, "delete", "--ignore-not-found", "-f", crds[0], "-f", crds[1])
 	})

@@ -97,8 +97,20 @@ func TestMetricsServed(t *testing.T) {
 		{"leader_election_master_status", map[string]string{"name": "kubectl-slices"}, 1},
 		{"kubectl_slices_caches_synced", nil, 1},
 	} {
-		n, found := samples(mf, q.name, q.labels)
-		if !found || n < q.min {
+		// A sync's work duration is observed when the worker is done, a
+		// moment after its write is counted: poll, for up to 5 s.
+		var n float64
+		var found bool
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			n, found = samples(r.metrics(t), q.name, q.labels)
+			if (found && n >= q.min) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		ok := found && n >= q.min
+		if !ok {
 			t.Errorf("%s%v: found %v, value or count %v, want at least %v", q.name, q.labels, found, n, q.min)
 		}
 	}
