@@ -96,32 +96,14 @@ func (r replica) counts(t testing.TB, name string, want float64) float64 {
 	}
 }
 
-// value sums a family's samples whose labels include want.
+// value sums a family's samples whose labels include want (samples); -1
+// when /metrics has no such family.
 func value(mf map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
-	f, ok := mf[name]
-	if !ok {
+	if _, ok := mf[name]; !ok {
 		return -1
 	}
-	var sum float64
-outer:
-	for _, m := range f.Metric {
-		labels := map[string]string{}
-		for _, l := range m.Label {
-			labels[l.GetName()] = l.GetValue()
-		}
-		for k, v := range want {
-			if labels[k] != v {
-				continue outer
-			}
-		}
-		switch {
-		case m.Counter != nil:
-			sum += m.Counter.GetValue()
-		case m.Gauge != nil:
-			sum += m.Gauge.GetValue()
-		}
-	}
-	return sum
+	n, _ := samples(mf, name, want)
+	return n
 }
 
 // writes is the replica's EndpointSlice writes, from its own counters.
