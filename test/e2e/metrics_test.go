@@ -68,7 +68,7 @@ func TestMetricsServed(t *testing.T) {
 
 	// The alerts' tests (and so the rules they fire) and the dashboard's
 	// queries name only families the binary serves, kube-proxy's own, and up.
-	for _, name := range append(alertTestSeries(t), dashboardMetrics(t)...) {
+	for _, name := range append(metricNames(t, "../monitoring/alerts_test.yaml", seriesLine), metricNames(t, "../../monitoring/kubectl-slices.dashboard.json", selectorName)...) {
 		base := name
 		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 			if b, ok := strings.CutSuffix(name, suffix); ok && mf[b] != nil && mf[b].GetType() == dto.MetricType_HISTOGRAM {
@@ -116,37 +116,21 @@ func TestMetricsServed(t *testing.T) {
 	}
 }
 
-// alertTestSeries are the metric names of the promtool tests' input series.
-func alertTestSeries(t *testing.T) []string {
+// metricNames are the metric names re's first group finds in a file: the
+// promtool tests' input series (seriesLine), the dashboard's selectors
+// (selectorName, each written name{…}).
+func metricNames(t *testing.T, path string, re *regexp.Regexp) []string {
 	t.Helper()
-	b, err := os.ReadFile("../monitoring/alerts_test.yaml")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, m := range seriesLine.FindAllStringSubmatch(string(b), -1) {
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
 		names = append(names, m[1])
 	}
 	if len(names) == 0 {
-		t.Fatal("alerts_test.yaml names no series")
-	}
-	return names
-}
-
-// dashboardMetrics are the metric names the dashboard's queries select
-// (each written name{…}).
-func dashboardMetrics(t *testing.T) []string {
-	t.Helper()
-	b, err := os.ReadFile("../../monitoring/kubectl-slices.dashboard.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, m := range selectorName.FindAllStringSubmatch(string(b), -1) {
-		names = append(names, m[1])
-	}
-	if len(names) == 0 {
-		t.Fatal("the dashboard names no metric")
+		t.Fatalf("%s names no metric", path)
 	}
 	return names
 }
