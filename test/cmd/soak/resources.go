@@ -15,8 +15,19 @@ type resourceSample struct {
 	RSS        int64 // bytes
 	Goroutines int   // -1: /metrics did not answer
 	FDs        int   // -1: /proc did not answer
-	Leader     bool  // the Lease's holder at the time (from the audit log)
+	Leader     bool  // its replica held the Lease at the time (from the audit log)
 }
+
+// role is the work a process does: a standby keeps its caches of the
+// Lease alone, a leader those of every Service, Pod and slice too. A
+// process that has led is judged as a leader from then on: it leaves the
+// Lease only by exiting.
+type role string
+
+const (
+	roleStandby role = "standby"
+	roleLeader  role = "leader"
+)
 
 // metric names a column of resourceSample.
 type metric string
@@ -56,10 +67,12 @@ type flatConfig struct {
 	Warmup, MinSpan time.Duration
 }
 
-// flatResult is one replica's metric over one process's life in the window.
+// flatResult is one replica's metric over one process's life in one role
+// in the window.
 type flatResult struct {
 	Replica      string
 	PID          int
+	Role         role
 	Metric       metric
 	From, To     time.Time
 	Start, Worst float64 // smoothed values: at the start, and farthest from it
@@ -79,32 +92,41 @@ func (r flatResult) Deviation() float64 {
 // OK: not judged, or within the tolerance.
 func (r flatResult) OK(tol float64) bool { return !r.Judged || r.Deviation() <= tol }
 
-// judgeFlat judges each replica's process (by PID) over the part of the
-// window it lived. The process running at the window's start is judged
-// from the window's start; one started within the window from its own
-// start plus Warmup, and only if it then lived MinSpan more. The start
-// value is the trailing median at that point; each later trailing median
-// is compared with it.
+// judgeFlat judges each replica's process (by PID) in each role over the
+// part of the window it lived in that role: a standby that takes the Lease
+// starts a bigger workload, and is judged against its value as a leader.
+// A process (or role) running at the window's start is judged from the
+// window's start; one started within the window from its own start plus
+// Warmup, and only if it then lived MinSpan more. The start value is the
+// trailing median at that point; each later trailing median is compared
+// with it.
 func judgeFlat(samples []resourceSample, cfg flatConfig) []flatResult {
-	type proc struct {
+	type life struct {
 		replica string
 		pid     int
+		role    role
 	}
-	byProc := map[proc][]resourceSample{}
-	var order []proc
+	byLife := map[life][]resourceSample{}
+	led := map[life]bool{} // by replica and PID, the role left blank
+	var order []life
 	for _, s := range samples {
 		if s.PID == 0 {
 			continue
 		}
-		p := proc{s.Replica, s.PID}
-		if _, ok := byProc[p]; !ok {
-			order = append(order, p)
+		proc := life{replica: s.Replica, pid: s.PID}
+		led[proc] = led[proc] || s.Leader
+		l := life{s.Replica, s.PID, roleStandby}
+		if led[proc] {
+			l.role = roleLeader
 		}
-		byProc[p] = append(byProc[p], s)
+		if _, ok := byLife[l]; !ok {
+			order = append(order, l)
+		}
+		byLife[l] = append(byLife[l], s)
 	}
 	var out []flatResult
-	for _, p := range order {
-		ss := byProc[p]
+	for _, l := range order {
+		ss := byLife[l]
 		born, died := ss[0].At, ss[len(ss)-1].At
 		if !died.After(cfg.From) || born.After(cfg.To) {
 			continue // lived outside the window
@@ -114,9 +136,9 @@ func judgeFlat(samples []resourceSample, cfg flatConfig) []flatResult {
 			from = born.Add(cfg.Warmup)
 		}
 		for _, m := range metrics {
-			r := flatResult{Replica: p.replica, PID: p.pid, Metric: m, From: from, To: died}
+			r := flatResult{Replica: l.replica, PID: l.pid, Role: l.role, Metric: m, From: from, To: died}
 			if died.Sub(from) < cfg.MinSpan {
-				r.Note = fmt.Sprintf("lived %s in the window, under %s", died.Sub(maxTime(born, cfg.From)).Round(time.Second), cfg.MinSpan+cfg.Warmup)
+				r.Note = fmt.Sprintf("lived %s in the window as %s, under %s", died.Sub(maxTime(born, cfg.From)).Round(time.Second), l.role, cfg.MinSpan+cfg.Warmup)
 				out = append(out, r)
 				continue
 			}

@@ -56,3 +56,64 @@ func TestJudgeFlat(t *testing.T) {
 		t.Errorf("short-lived: %+v", r)
 	}
 }
+
+// A standby that takes the Lease is judged again from its first minutes as
+// a leader: the step up to the leader's caches is not growth, but growth
+// as a leader still is. A replica's processes are told apart by PID.
+func TestJudgeFlatByRole(t *testing.T) {
+	cfg := flatConfig{From: at(300), To: at(2400), Smooth: time.Minute, Tolerance: 0.10, Warmup: 2 * time.Minute, MinSpan: 3 * time.Minute}
+	leadFrom := func(ss []resourceSample, s float64) []resourceSample {
+		for i := range ss {
+			ss[i].Leader = !ss[i].At.Before(at(s))
+		}
+		return ss
+	}
+	// e: standby at 39 MiB, then leads from 1000 s at 45 MiB, flat.
+	stepUp := leadFrom(series("e", 7, 0, 2400, 10, func(s float64) int64 {
+		if s < 1000 {
+			return 39 << 20
+		}
+		return 45 << 20
+	}), 1000)
+	// f: the same step, then grows 20 % as a leader.
+	growsLeading := leadFrom(series("f", 8, 0, 2400, 10, func(s float64) int64 {
+		if s < 1000 {
+			return 39 << 20
+		}
+		return int64(45<<20) + int64(s-1000)*(7<<10)
+	}), 1000)
+	// g: another replica's standby with e's PID, which must not inherit
+	// e's leadership.
+	other := series("g", 7, 0, 2400, 10, func(float64) int64 { return 40 << 20 })
+	var all []resourceSample
+	for _, ss := range [][]resourceSample{stepUp, growsLeading, other} {
+		all = append(all, ss...)
+	}
+	input := append([]resourceSample(nil), all...)
+	verdict := map[string]flatResult{}
+	for _, r := range judgeFlat(all, cfg) {
+		if r.Metric == metricRSS {
+			verdict[r.Replica+"/"+string(r.Role)] = r
+		}
+	}
+	if r := verdict["e/standby"]; !r.Judged || !r.OK(cfg.Tolerance) || r.Start != 39<<20 || r.To != at(990) {
+		t.Errorf("e as a standby: %+v", r)
+	}
+	if r := verdict["e/leader"]; !r.Judged || !r.OK(cfg.Tolerance) || r.From != at(1120) || r.Start != 45<<20 {
+		t.Errorf("e as a leader: %+v", r)
+	}
+	if r := verdict["f/leader"]; !r.Judged || r.OK(cfg.Tolerance) {
+		t.Errorf("f grew as a leader: %+v (deviation %.2f)", r, r.Deviation())
+	}
+	if r, ok := verdict["g/leader"]; ok {
+		t.Errorf("g never led: %+v", r)
+	}
+	if r := verdict["g/standby"]; !r.Judged || !r.OK(cfg.Tolerance) || r.To != at(2400) {
+		t.Errorf("g as a standby: %+v", r)
+	}
+	for i := range all {
+		if all[i] != input[i] {
+			t.Fatalf("judgeFlat changed its input at %d", i)
+		}
+	}
+}

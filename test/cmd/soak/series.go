@@ -93,11 +93,9 @@ func (r results) writeCSVs(dir string) error {
 	}
 	files := map[string][][]string{}
 	rows := [][]string{{"time", "elapsed_s", "replica", "pid", "rss_bytes", "goroutines", "fds", "leader"}}
-	for _, s := range in.Resources {
-		h := holderAt(r.Terms, s.At)
-		leader := h != nil && h.User == r.userOf(s.Replica)
+	for _, s := range r.withLeaders(in.Resources) {
 		rows = append(rows, []string{stamp(s.At), secs(s.At), s.Replica, strconv.Itoa(s.PID), strconv.FormatInt(s.RSS, 10),
-			strconv.Itoa(s.Goroutines), strconv.Itoa(s.FDs), strconv.FormatBool(leader)})
+			strconv.Itoa(s.Goroutines), strconv.Itoa(s.FDs), strconv.FormatBool(s.Leader)})
 	}
 	files["resources.csv"] = rows
 	rows = [][]string{{"time", "elapsed_s", "churn_events", "our_writes", "controller_writes", "takeovers", "services", "services_served_by_ours", "services_controller_behind", "ready_endpoints", "drops"}}
