@@ -88,10 +88,10 @@ e2e-dns: control-plane coredns
 ## root in namespaces of its own; kubelet, kube-proxy and containerd are built once
 ## (hack/build-node.sh), CoreDNS too (hack/build-coredns.sh).
 ## Needs root, runc and the CNI plugins (hack/node-prereqs.sh installs Debian's when it can).
-e2e-node: control-plane coredns
+e2e-node: control-plane coredns promtool
 	@./hack/node-prereqs.sh
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" KUBECTL_SLICES_NODE_BIN_DIR="$$(../hack/build-node.sh | tail -n 1)" \
-		KUBECTL_SLICES_COREDNS="$(COREDNS)" \
+		KUBECTL_SLICES_COREDNS="$(COREDNS)" KUBECTL_SLICES_PROMTOOL="$(PROMTOOL)" \
 		$(GO) test ./e2enode -count=1 -v -timeout 20m
 	@if pgrep -f "$$(./hack/build-node.sh | tail -n 1)/(kubelet|containerd)" >/dev/null || pgrep -x kube-proxy >/dev/null \
 		|| pgrep -fx '/coredns -conf /etc/coredns/Corefile' >/dev/null; then \
