@@ -102,6 +102,15 @@ func Groups() []Group {
 					` or ((kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds unless kubeproxy_sync_proxy_rules_last_timestamp_seconds) and on (job, instance) (time() - process_start_time_seconds > %[1]d))`, ProxyHealthTimeout),
 				"A node's kube-proxy has stopped applying Service changes.",
 				fmt.Sprintf("kube-proxy at {{ $labels.instance }} has a change queued and has applied none for more than %ds (its health timeout): Services on that node route by stale rules.", ProxyHealthTimeout)),
+			// A target that served kube-proxy's families within the hour
+			// and now fails its scrapes: frozen, or its node cut off. Its
+			// series go stale, so the alert above cannot see it; the
+			// mixin's KubeProxyDown fires only when every kube-proxy is
+			// down, and TargetDown only for a tenth of the job.
+			alert("KubeProxyUnresponsive", "warning", "1m",
+				`(up == 0) and on (job, instance) max_over_time(kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds[1h])`,
+				"A node's kube-proxy does not answer its scrapes.",
+				"kube-proxy at {{ $labels.instance }} served its metrics within the last hour and has answered no scrape for a minute: whether it still applies Service changes on that node is unknown."),
 		}},
 	}
 }

@@ -21,20 +21,20 @@ import (
 // KUBE-SVC-, KUBE-SEP-… prefix, so kube-proxy leaves it alone).
 const holdChain = "SLICES-E2E-HOLD"
 
-// TestKubeProxyStaleAlert: KubeProxyApplyStale fires on the samples of a
-// real kube-proxy that has stopped applying, and stays silent on those of
-// a healthy one, recorded side by side. On the second node (iptables
-// mode) a rule of another tool jumps to a backend's endpoint chain; the
-// backend turns not ready, so each sync of kube-proxy deletes that chain,
-// which the kernel refuses while it is referenced (CHAIN_DEL: Device or
-// resource busy), and the whole restore fails, again on every retry:
-// kube-proxy lives and serves its metrics, its rules stay stale. (A
-// SIGSTOPped kube-proxy serves no samples at all: its scrape fails, which
-// the scrape's own up series says, not this alert.) Both nodes' /metrics
+// TestKubeProxyStaleAlert: the kube-proxy alerts fire on the samples of
+// real kube-proxies that have stopped applying, each for its own node
+// only, recorded side by side. On the second node (iptables mode) a rule of
+// another tool jumps to a backend's endpoint chain; the backend turns not
+// ready, so each sync of kube-proxy deletes that chain, which the kernel
+// refuses while it is referenced (CHAIN_DEL: Device or resource busy), and
+// the whole restore fails, again on every retry: kube-proxy lives and
+// serves its metrics, its rules stay stale (KubeProxyApplyStale). The
+// first node's kube-proxy is frozen (SIGSTOP) 35 s in: it answers no
+// scrape, its series go stale (KubeProxyUnresponsive). Both nodes' /metrics
 // are scraped every 15 s through kubectl port-forward for 150 s, and
 // promtool evaluates the rules on those samples with its clock at the
-// scrapes' real time. With the other tool's rule removed, kube-proxy
-// applies again.
+// scrapes' real time. Continued, and with the other tool's rule removed,
+// both apply again.
 func TestKubeProxyStaleAlert(t *testing.T) {
 	requireNode(t)
 	dir := os.Getenv("KUBECTL_SLICES_PROMTOOL")
@@ -80,11 +80,15 @@ func TestKubeProxyStaleAlert(t *testing.T) {
 	makeNotReady(t, held)
 	syncSlices(t, ns, backends, held.Name)
 	flipped := time.Since(start).Round(time.Second)
+	time.Sleep(time.Until(start.Add(35 * time.Second)))
+	cont := stopProcess(t, processOf(t, "kube-proxy", "--hostname-override="+node.Name()))
+	frozen := time.Since(start).Round(time.Second)
 	wg.Wait()
+	cont()
 	logProxySamples(t, "node A", *targets[0])
 	logProxySamples(t, "node B", *targets[1])
 
-	instanceB := targets[1].Labels["instance"]
+	instanceA, instanceB := targets[0].Labels["instance"], targets[1].Labels["instance"]
 	// Before the health timeout after the change (at an evaluation):
 	// silent on both.
 	silentAt := (flipped + 45*time.Second + interval - 1) / interval * interval
@@ -94,6 +98,16 @@ func TestKubeProxyStaleAlert(t *testing.T) {
 		Series: promrecord.Series([]promrecord.Target{*targets[0], *targets[1]}, "kubeproxy_sync_proxy_rules_", "process_start_time_seconds"),
 		Alerts: []promrecord.Alert{
 			{Name: "KubeProxyApplyStale", EvalTime: silentAt},
+			{Name: "KubeProxyUnresponsive", EvalTime: 30 * time.Second},
+			// Node A's, not node B's.
+			{Name: "KubeProxyUnresponsive", EvalTime: (scrapes - 1) * interval, Firing: []promrecord.Firing{{
+				Labels: map[string]string{"severity": "warning", "job": "kube-proxy", "instance": instanceA},
+				Annotations: map[string]string{
+					"summary":     "A node's kube-proxy does not answer its scrapes.",
+					"description": "kube-proxy at " + instanceA + " served its metrics within the last hour and has answered no scrape for a minute: whether it still applies Service changes on that node is unknown.",
+					"runbook_url": "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md#kubeproxyunresponsive",
+				},
+			}}},
 			// Node B's, not node A's.
 			{Name: "KubeProxyApplyStale", EvalTime: (scrapes - 1) * interval, Firing: []promrecord.Firing{{
 				Labels: map[string]string{"severity": "warning", "job": "kube-proxy", "instance": instanceB, "ip_family": "IPv4"},
@@ -105,12 +119,20 @@ func TestKubeProxyStaleAlert(t *testing.T) {
 			}}},
 		}}.Run(ctx, t.TempDir())
 	if err != nil {
-		t.Fatalf("KubeProxyApplyStale on the recorded samples (change at +%s): %v\n%s", flipped, err, out)
+		t.Fatalf("the kube-proxy alerts on the recorded samples (change at +%s, node A frozen at +%s): %v\n%s", flipped, frozen, err, out)
 	}
-	t.Logf("KubeProxyApplyStale on the recorded samples: silent at +%s, fires for node B only at +%s (change at +%s)",
-		silentAt, (scrapes-1)*interval, flipped)
+	t.Logf("on the recorded samples at +%s: KubeProxyApplyStale fires for node B only (change at +%s; silent at +%s), KubeProxyUnresponsive for node A only (frozen at +%s; silent at +30s)",
+		(scrapes-1)*interval, flipped, silentAt, frozen)
 
-	// The other tool's rule gone, node B applies the change.
+	// Continued, node A's answers again; the other tool's rule gone, node
+	// B applies the change.
+	addrA := portForward(t, proxyA, 10249)
+	eventually(t, 30*time.Second, "node A's kube-proxy answering", func() error {
+		if scrapeProxy(addrA) == nil {
+			return fmt.Errorf("no answer")
+		}
+		return nil
+	})
 	unhold(t, proxyB)
 	eventually(t, 90*time.Second, "node B's rules without web-b2", func() error {
 		if _, err := endpointChain(t, proxyB, held.Status.PodIP); err == nil {
