@@ -115,7 +115,7 @@ func analyze(in inputs) results {
 	r.Handovers = handovers(writesBefore(r.OurWrites, in.Stop), r.Terms)
 
 	span := in.End.Sub(in.Start)
-	r.Flat = judgeFlat(r.withLeaders(in.Resources), flatConfig{From: in.Start.Add(span / 4), To: in.End, Smooth: time.Minute,
+	r.Flat = judgeFlat(in.Resources, flatConfig{Start: in.Start, From: in.Start.Add(span / 4), To: in.End, Smooth: time.Minute,
 		Tolerance: flatTolerance, Warmup: restartWarmup, MinSpan: 3 * time.Minute})
 	for _, name := range sortedKeys(in.Exits) {
 		for _, e := range in.Exits[name] {
@@ -144,12 +144,11 @@ func (r results) withLeaders(samples []resourceSample) []resourceSample {
 	return out
 }
 
-// restartWarmup is how long a process started (or made leader) within the
-// window is given before it is judged: a restarted replica's heap grows to
-// its working size over about ten minutes of churn (the 2-hour run's
-// standbys: 36.8 MiB at start, 41.3 at 10 minutes, within 2 % of that
-// for the rest of their lives), as the run's first processes do in its
-// first quarter.
+// restartWarmup is how long a process started after the run's start is
+// given before it is judged: its binary's pages and its heap grow for the
+// first minutes of churn and faults (the 2-hour run's restarted replicas:
+// about 37 MiB at start, 41 MiB at 10 minutes), as the run's first
+// processes do in its first quarter.
 const restartWarmup = 10 * time.Minute
 
 // flatTolerance is how far a smoothed resource may move from its value at
@@ -280,8 +279,8 @@ func (r results) Failures() []string {
 	}
 	for _, fl := range r.Flat {
 		if !fl.OK(flatTolerance) {
-			out = append(out, fmt.Sprintf("replica %s (pid %d, %s): %s moved %.0f%% (%s at %s to %s at %s), over %.0f%%", fl.Replica, fl.PID, fl.Metric,
-				fl.Role, 100*fl.Deviation(), formatMetric(fl.Metric, fl.Start), offset(fl.From, r.in.Start), formatMetric(fl.Metric, fl.Worst), offset(fl.WorstAt, r.in.Start), 100*flatTolerance))
+			out = append(out, fmt.Sprintf("replica %s (pid %d): %s moved %.0f%% (%s at %s to %s at %s), over %.0f%%", fl.Replica, fl.PID, fl.Metric,
+				100*fl.Deviation(), formatMetric(fl.Metric, fl.Start), offset(fl.From, r.in.Start), formatMetric(fl.Metric, fl.Worst), offset(fl.WorstAt, r.in.Start), 100*flatTolerance))
 		}
 	}
 	out = append(out, r.Crashes...)

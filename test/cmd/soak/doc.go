@@ -86,11 +86,11 @@
 //     which kubectl execs) every 10 s: over the run's last three quarters,
 //     each value, smoothed as the median of the minute before it, stays
 //     within 10 % of its value at the start of that window. A process
-//     started in the window is judged from 10 minutes after its start
-//     (its heap's warm-up) against itself, if it then lives 3 minutes. A
-//     standby that takes the Lease (the audit log's terms say when) starts
-//     the leader's bigger caches: from then on it is judged again, as a
-//     leader, the same way.
+//     started after the run's start is judged from 10 minutes after its
+//     start (its warm-up) or the window's start, whichever is later,
+//     against itself, if it then lives 3 minutes. resources.csv also
+//     splits RSS into anonymous memory (heap, stacks) and file pages (the
+//     binary's), so that a finding can be read.
 //   - No crash.
 //
 // A progress line every minute; at the end a summary (summary.txt), the

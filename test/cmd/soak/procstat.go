@@ -12,11 +12,10 @@ import (
 	"time"
 )
 
-// parseVmRSS reads the resident set size, in bytes, from the text of
-// /proc/PID/status.
-func parseVmRSS(status string) (int64, bool) {
+// parseStatusKB reads a "Key: N kB" line of /proc/PID/status, in bytes.
+func parseStatusKB(status, key string) (int64, bool) {
 	for _, line := range strings.Split(status, "\n") {
-		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		rest, ok := strings.CutPrefix(line, key+":")
 		if !ok {
 			continue
 		}
@@ -65,14 +64,22 @@ func pluginPID(kubectlPID int, plugin string) int {
 	return 0
 }
 
-// rssOf is a process's resident set size in bytes, 0 when unreadable.
-func rssOf(pid int) int64 {
+// memory is a process's resident set size and its two parts, in bytes, 0
+// when unreadable: anonymous memory (the heap, stacks: what a leak grows)
+// and file pages (the binary's code and data as it touches them, at most
+// its size, shared and reclaimable).
+type memory struct{ RSS, Anon, File int64 }
+
+func memoryOf(pid int) memory {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
-		return 0
+		return memory{}
 	}
-	v, _ := parseVmRSS(string(b))
-	return v
+	var m memory
+	m.RSS, _ = parseStatusKB(string(b), "VmRSS")
+	m.Anon, _ = parseStatusKB(string(b), "RssAnon")
+	m.File, _ = parseStatusKB(string(b), "RssFile")
+	return m
 }
 
 // fdsOf counts a process's open file descriptors, -1 when unreadable.

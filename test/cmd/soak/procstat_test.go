@@ -7,11 +7,14 @@ import (
 )
 
 func TestParseProc(t *testing.T) {
-	status := "Name:\tkubectl-slices\nVmPeak:\t  900000 kB\nVmRSS:\t   41236 kB\nThreads:\t12\n"
-	if v, ok := parseVmRSS(status); !ok || v != 41236<<10 {
+	status := "Name:\tkubectl-slices\nVmPeak:\t  900000 kB\nVmRSS:\t   41236 kB\nRssAnon:\t   12100 kB\nThreads:\t12\n"
+	if v, ok := parseStatusKB(status, "VmRSS"); !ok || v != 41236<<10 {
 		t.Errorf("VmRSS: %d %v", v, ok)
 	}
-	if _, ok := parseVmRSS("Name:\tzombie\n"); ok {
+	if v, ok := parseStatusKB(status, "RssAnon"); !ok || v != 12100<<10 {
+		t.Errorf("RssAnon: %d %v", v, ok)
+	}
+	if _, ok := parseStatusKB("Name:\tzombie\n", "VmRSS"); ok {
 		t.Error("no VmRSS line (a zombie) parsed")
 	}
 	metrics := "# HELP go_goroutines Number of goroutines that currently exist.\n# TYPE go_goroutines gauge\ngo_goroutines 87\ngo_threads 12\n"
@@ -26,7 +29,7 @@ func TestParseProc(t *testing.T) {
 	if pid := pluginPID(os.Getpid(), "/nowhere/kubectl-slices"); pid != 0 {
 		t.Errorf("pluginPID of another binary = %d", pid)
 	}
-	if rssOf(os.Getpid()) <= 0 || fdsOf(os.Getpid()) <= 0 {
+	if m := memoryOf(os.Getpid()); m.RSS <= 0 || m.Anon <= 0 || m.File <= 0 || m.Anon+m.File > m.RSS+(1<<20) || fdsOf(os.Getpid()) <= 0 {
 		t.Error("own RSS or fds unreadable")
 	}
 }

@@ -205,7 +205,8 @@ func (r *replica) sample(ctx context.Context) resourceSample {
 	if pid == 0 {
 		return s
 	}
-	s.PID, s.RSS, s.FDs = pid, rssOf(pid), fdsOf(pid)
+	m := memoryOf(pid)
+	s.PID, s.RSS, s.RSSAnon, s.RSSFile, s.FDs = pid, m.RSS, m.Anon, m.File, fdsOf(pid)
 	s.Goroutines = goroutinesOf(ctx, r.healthAddr)
 	return s
 }

@@ -242,11 +242,11 @@ func (r results) summary() string {
 			notJudged++
 		}
 	}
-	p("flat: trailing 1-minute medians over the last three quarters within %.0f%% of their value at the start of each process's role (standby, then leader): %d judged, %d not (too short-lived)",
+	p("flat: trailing 1-minute medians over the last three quarters within %.0f%% of their value at the start (a process started later: after its warm-up): %d process metrics judged, %d not (too short-lived)",
 		100*flatTolerance, judged, notJudged)
 	for _, f := range r.Flat {
 		if f.Judged && f.Metric == metricRSS || !f.OK(flatTolerance) {
-			p("  replica %s pid %d as %s, %s: %s at %s, farthest %s (%+.1f%%)", f.Replica, f.PID, f.Role, f.Metric, formatMetric(f.Metric, f.Start), offset(f.From, in.Start),
+			p("  replica %s pid %d %s: %s at %s, farthest %s (%+.1f%%)", f.Replica, f.PID, f.Metric, formatMetric(f.Metric, f.Start), offset(f.From, in.Start),
 				formatMetric(f.Metric, f.Worst), 100*(f.Worst-f.Start)/math.Max(f.Start, 1))
 		}
 	}

@@ -13,21 +13,12 @@ type resourceSample struct {
 	Replica    string
 	PID        int
 	RSS        int64 // bytes
+	RSSAnon    int64 // bytes of RSS that are anonymous memory (heap, stacks)
+	RSSFile    int64 // bytes of RSS that are file pages (the binary)
 	Goroutines int   // -1: /metrics did not answer
 	FDs        int   // -1: /proc did not answer
-	Leader     bool  // its replica held the Lease at the time (from the audit log)
+	Leader     bool  // its replica held the Lease then (from the audit log)
 }
-
-// role is the work a process does: a standby keeps its caches of the
-// Lease alone, a leader those of every Service, Pod and slice too. A
-// process that has led is judged as a leader from then on: it leaves the
-// Lease only by exiting.
-type role string
-
-const (
-	roleStandby role = "standby"
-	roleLeader  role = "leader"
-)
 
 // metric names a column of resourceSample.
 type metric string
@@ -53,26 +44,26 @@ func (s resourceSample) value(m metric) (float64, bool) {
 
 // flatConfig is how flatness is judged.
 type flatConfig struct {
-	// Window is judged: the run's last three quarters.
-	From, To time.Time
+	// Window is judged: the run's last three quarters of the run that
+	// started at Start.
+	Start, From, To time.Time
 	// Smooth is the width of the trailing median each value is taken as
 	// (GC and a burst of churn move a single sample, not a minute's
 	// median).
 	Smooth time.Duration
 	// Tolerance is the largest relative distance from the window's start.
 	Tolerance float64
-	// Warmup is how long a replica started again in the window is given
-	// before it is judged, against its own value then; MinSpan is how long
-	// it must then live to be judged at all.
+	// Warmup is how long a process started after the run's start is
+	// given before it is judged, against its own value then; MinSpan is
+	// how long it must then live to be judged at all.
 	Warmup, MinSpan time.Duration
 }
 
-// flatResult is one replica's metric over one process's life in one role
-// in the window.
+// flatResult is one replica's metric over one process's life in the
+// window.
 type flatResult struct {
 	Replica      string
 	PID          int
-	Role         role
 	Metric       metric
 	From, To     time.Time
 	Start, Worst float64 // smoothed values: at the start, and farthest from it
@@ -92,53 +83,46 @@ func (r flatResult) Deviation() float64 {
 // OK: not judged, or within the tolerance.
 func (r flatResult) OK(tol float64) bool { return !r.Judged || r.Deviation() <= tol }
 
-// judgeFlat judges each replica's process (by PID) in each role over the
-// part of the window it lived in that role: a standby that takes the Lease
-// starts a bigger workload, and is judged against its value as a leader.
-// A process (or role) running at the window's start is judged from the
-// window's start; one started within the window from its own start plus
-// Warmup, and only if it then lived MinSpan more. The start value is the
-// trailing median at that point; each later trailing median is compared
-// with it.
+// judgeFlat judges each replica's process (by PID) over the part of the
+// window it lived. A process started with the run is judged from the
+// window's start; one started later from its own start plus Warmup (or
+// the window's start, if later), and only if it then lived MinSpan more.
+// The start value is the trailing median at that point; each later
+// trailing median is compared with it. Leading or not, a process is judged
+// over its whole life: a standby fills the same caches as the leader.
 func judgeFlat(samples []resourceSample, cfg flatConfig) []flatResult {
-	type life struct {
+	type proc struct {
 		replica string
 		pid     int
-		role    role
 	}
-	byLife := map[life][]resourceSample{}
-	led := map[life]bool{} // by replica and PID, the role left blank
-	var order []life
+	byProc := map[proc][]resourceSample{}
+	var order []proc
 	for _, s := range samples {
 		if s.PID == 0 {
 			continue
 		}
-		proc := life{replica: s.Replica, pid: s.PID}
-		led[proc] = led[proc] || s.Leader
-		l := life{s.Replica, s.PID, roleStandby}
-		if led[proc] {
-			l.role = roleLeader
+		p := proc{s.Replica, s.PID}
+		if _, ok := byProc[p]; !ok {
+			order = append(order, p)
 		}
-		if _, ok := byLife[l]; !ok {
-			order = append(order, l)
-		}
-		byLife[l] = append(byLife[l], s)
+		byProc[p] = append(byProc[p], s)
 	}
 	var out []flatResult
-	for _, l := range order {
-		ss := byLife[l]
+	for _, p := range order {
+		ss := byProc[p]
 		born, died := ss[0].At, ss[len(ss)-1].At
 		if !died.After(cfg.From) || born.After(cfg.To) {
 			continue // lived outside the window
 		}
 		from := cfg.From
-		if born.After(cfg.From.Add(-cfg.Smooth)) {
-			from = born.Add(cfg.Warmup)
+		if born.After(cfg.Start.Add(cfg.Smooth)) {
+			from = maxTime(cfg.From, born.Add(cfg.Warmup))
 		}
 		for _, m := range metrics {
-			r := flatResult{Replica: l.replica, PID: l.pid, Role: l.role, Metric: m, From: from, To: died}
+			r := flatResult{Replica: p.replica, PID: p.pid, Metric: m, From: from, To: died}
 			if died.Sub(from) < cfg.MinSpan {
-				r.Note = fmt.Sprintf("lived %s in the window as %s, under %s", died.Sub(maxTime(born, cfg.From)).Round(time.Second), l.role, cfg.MinSpan+cfg.Warmup)
+				r.Note = fmt.Sprintf("judged from %s, lived %s more, under %s", from.Sub(cfg.Start).Round(time.Second),
+					maxDuration(0, died.Sub(from)).Round(time.Second), cfg.MinSpan)
 				out = append(out, r)
 				continue
 			}
@@ -187,6 +171,13 @@ func trailingMedian(ss []resourceSample, m metric, width time.Duration) (float64
 		return vs[len(vs)/2], true
 	}
 	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+}
+
+func maxDuration(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 func maxTime(a, b time.Time) time.Time {

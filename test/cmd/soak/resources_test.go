@@ -18,7 +18,7 @@ func series(replica string, pid int, from, to float64, every float64, rss func(s
 // again in the window is judged against its own start after warm-up, or
 // not at all when it lived too short.
 func TestJudgeFlat(t *testing.T) {
-	cfg := flatConfig{From: at(300), To: at(1200), Smooth: time.Minute, Tolerance: 0.10, Warmup: 2 * time.Minute, MinSpan: 3 * time.Minute}
+	cfg := flatConfig{Start: at(0), From: at(300), To: at(1200), Smooth: time.Minute, Tolerance: 0.10, Warmup: 2 * time.Minute, MinSpan: 3 * time.Minute}
 	flat := series("a", 1, 0, 1200, 10, func(s float64) int64 {
 		if s == 700 {
 			return 500 << 20 // one spike
@@ -57,63 +57,52 @@ func TestJudgeFlat(t *testing.T) {
 	}
 }
 
-// A standby that takes the Lease is judged again from its first minutes as
-// a leader: the step up to the leader's caches is not growth, but growth
-// as a leader still is. A replica's processes are told apart by PID.
-func TestJudgeFlatByRole(t *testing.T) {
-	cfg := flatConfig{From: at(300), To: at(2400), Smooth: time.Minute, Tolerance: 0.10, Warmup: 2 * time.Minute, MinSpan: 3 * time.Minute}
-	leadFrom := func(ss []resourceSample, s float64) []resourceSample {
-		for i := range ss {
-			ss[i].Leader = !ss[i].At.Before(at(s))
+// A process started after the run's start gets its full warm-up even when
+// it started just before the window (the window's start is no shorter
+// warm-up); a replica started again keeps being judged by process, each
+// against its own start, leading or not.
+func TestJudgeFlatWarmup(t *testing.T) {
+	cfg := flatConfig{Start: at(0), From: at(600), To: at(2400), Smooth: time.Minute, Tolerance: 0.10, Warmup: 10 * time.Minute, MinSpan: 3 * time.Minute}
+	// e: restarted at 480 s, 2 minutes before the window; its heap grows
+	// 20 % over its first 10 minutes, then holds.
+	ramp := func(born float64) func(float64) int64 {
+		return func(s float64) int64 {
+			if d := s - born; d < 600 {
+				return int64(40<<20) + int64(d)*(8<<20)/600
+			}
+			return 48 << 20
 		}
-		return ss
 	}
-	// e: standby at 39 MiB, then leads from 1000 s at 45 MiB, flat.
-	stepUp := leadFrom(series("e", 7, 0, 2400, 10, func(s float64) int64 {
-		if s < 1000 {
-			return 39 << 20
+	early := series("e", 7, 480, 2400, 10, ramp(480))
+	// f: the first process of f leads until 1000 s; f started again at
+	// 1010 s as a standby, then grows 20 % after its warm-up.
+	first := series("f", 8, 0, 1000, 10, func(float64) int64 { return 45 << 20 })
+	for i := range first {
+		first[i].Leader = true
+	}
+	again := series("f", 9, 1010, 2400, 10, func(s float64) int64 {
+		if s < 1610 {
+			return 40 << 20
 		}
-		return 45 << 20
-	}), 1000)
-	// f: the same step, then grows 20 % as a leader.
-	growsLeading := leadFrom(series("f", 8, 0, 2400, 10, func(s float64) int64 {
-		if s < 1000 {
-			return 39 << 20
-		}
-		return int64(45<<20) + int64(s-1000)*(7<<10)
-	}), 1000)
-	// g: another replica's standby with e's PID, which must not inherit
-	// e's leadership.
-	other := series("g", 7, 0, 2400, 10, func(float64) int64 { return 40 << 20 })
+		return int64(40<<20) + int64(s-1610)*(10<<10)
+	})
 	var all []resourceSample
-	for _, ss := range [][]resourceSample{stepUp, growsLeading, other} {
+	for _, ss := range [][]resourceSample{early, first, again} {
 		all = append(all, ss...)
 	}
-	input := append([]resourceSample(nil), all...)
-	verdict := map[string]flatResult{}
+	verdict := map[int]flatResult{}
 	for _, r := range judgeFlat(all, cfg) {
 		if r.Metric == metricRSS {
-			verdict[r.Replica+"/"+string(r.Role)] = r
+			verdict[r.PID] = r
 		}
 	}
-	if r := verdict["e/standby"]; !r.Judged || !r.OK(cfg.Tolerance) || r.Start != 39<<20 || r.To != at(990) {
-		t.Errorf("e as a standby: %+v", r)
+	if r := verdict[7]; !r.Judged || !r.OK(cfg.Tolerance) || r.From != at(1080) || r.Start < 47<<20 {
+		t.Errorf("e, started just before the window: %+v", r)
 	}
-	if r := verdict["e/leader"]; !r.Judged || !r.OK(cfg.Tolerance) || r.From != at(1120) || r.Start != 45<<20 {
-		t.Errorf("e as a leader: %+v", r)
+	if r := verdict[8]; !r.Judged || !r.OK(cfg.Tolerance) || r.From != at(600) {
+		t.Errorf("f's first process: %+v", r)
 	}
-	if r := verdict["f/leader"]; !r.Judged || r.OK(cfg.Tolerance) {
-		t.Errorf("f grew as a leader: %+v (deviation %.2f)", r, r.Deviation())
-	}
-	if r, ok := verdict["g/leader"]; ok {
-		t.Errorf("g never led: %+v", r)
-	}
-	if r := verdict["g/standby"]; !r.Judged || !r.OK(cfg.Tolerance) || r.To != at(2400) {
-		t.Errorf("g as a standby: %+v", r)
-	}
-	for i := range all {
-		if all[i] != input[i] {
-			t.Fatalf("judgeFlat changed its input at %d", i)
-		}
+	if r := verdict[9]; !r.Judged || r.OK(cfg.Tolerance) || r.From != at(1610) {
+		t.Errorf("f started again, growing after its warm-up: %+v (deviation %.2f)", r, r.Deviation())
 	}
 }

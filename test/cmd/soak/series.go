@@ -92,9 +92,10 @@ func (r results) writeCSVs(dir string) error {
 		return t.UTC().Format(time.RFC3339Nano)
 	}
 	files := map[string][][]string{}
-	rows := [][]string{{"time", "elapsed_s", "replica", "pid", "rss_bytes", "goroutines", "fds", "leader"}}
+	rows := [][]string{{"time", "elapsed_s", "replica", "pid", "rss_bytes", "rss_anon_bytes", "rss_file_bytes", "goroutines", "fds", "leader"}}
 	for _, s := range r.withLeaders(in.Resources) {
 		rows = append(rows, []string{stamp(s.At), secs(s.At), s.Replica, strconv.Itoa(s.PID), strconv.FormatInt(s.RSS, 10),
+			strconv.FormatInt(s.RSSAnon, 10), strconv.FormatInt(s.RSSFile, 10),
 			strconv.Itoa(s.Goroutines), strconv.Itoa(s.FDs), strconv.FormatBool(s.Leader)})
 	}
 	files["resources.csv"] = rows

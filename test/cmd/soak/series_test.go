@@ -37,7 +37,7 @@ func TestOutputs(t *testing.T) {
 	}
 	rows, err := csv.NewReader(f).ReadAll()
 	f.Close()
-	if err != nil || len(rows) != 1+len(r.in.Resources) || rows[0][4] != "rss_bytes" || rows[3][7] != "true" || rows[4][7] != "false" {
+	if err != nil || len(rows) != 1+len(r.in.Resources) || rows[0][4] != "rss_bytes" || rows[0][9] != "leader" || rows[3][9] != "true" || rows[4][9] != "false" {
 		t.Fatalf("resources.csv: %v %v", rows[:2], err)
 	}
 	if b := r.bins(); len(b) != 32 || b[10].Ours != 1 || b[10].Takeovers != 1 {
