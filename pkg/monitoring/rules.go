@@ -13,6 +13,11 @@ import (
 // configuration names its job so.
 const Job = "kubectl-slices"
 
+// ProxyJob is the job label of kube-proxy's targets, as kubernetes-mixin's
+// kubeProxySelector and kube-prometheus name it; a scrape configuration
+// with another name edits KubeProxyUnresponsive's selector.
+const ProxyJob = "kube-proxy"
+
 // Runbook is the page each alert's runbook_url points into, at the alert's
 // own section.
 const Runbook = "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md"
@@ -102,15 +107,17 @@ func Groups() []Group {
 					` or ((kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds unless kubeproxy_sync_proxy_rules_last_timestamp_seconds) and on (job, instance) (time() - process_start_time_seconds > %[1]d))`, ProxyHealthTimeout),
 				"A node's kube-proxy has stopped applying Service changes.",
 				fmt.Sprintf("kube-proxy at {{ $labels.instance }} has a change queued and has applied none for more than %ds (its health timeout): Services on that node route by stale rules.", ProxyHealthTimeout)),
-			// A target that served kube-proxy's families within the hour
-			// and now fails its scrapes: frozen, or its node cut off. Its
-			// series go stale, so the alert above cannot see it; the
-			// mixin's KubeProxyDown fires only when every kube-proxy is
-			// down, and TargetDown only for a tenth of the job.
+			// A kube-proxy that fails its scrapes: frozen, restarting, or
+			// its node cut off. Its series go stale, so the alert above
+			// cannot judge it. Per target: the mixin's KubeProxyDown waits
+			// for every kube-proxy to be down, and TargetDown for more
+			// than a tenth of the job, which on a large cluster is many
+			// nodes. By job and not by the families it served, which a
+			// range over them would forget some time after the freeze.
 			alert("KubeProxyUnresponsive", "warning", "1m",
-				`(up == 0) and on (job, instance) max_over_time(kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds[1h])`,
+				fmt.Sprintf(`up{job=%q} == 0`, ProxyJob),
 				"A node's kube-proxy does not answer its scrapes.",
-				"kube-proxy at {{ $labels.instance }} served its metrics within the last hour and has answered no scrape for a minute: whether it still applies Service changes on that node is unknown."),
+				"kube-proxy at {{ $labels.instance }} has answered no scrape for a minute: whether it still applies Service changes on that node is unknown."),
 		}},
 	}
 }

@@ -29,12 +29,12 @@ const holdChain = "SLICES-E2E-HOLD"
 // refuses while it is referenced (CHAIN_DEL: Device or resource busy), and
 // the whole restore fails, again on every retry: kube-proxy lives and
 // serves its metrics, its rules stay stale (KubeProxyApplyStale). The
-// first node's kube-proxy is frozen (SIGSTOP) 35 s in: it answers no
-// scrape, its series go stale (KubeProxyUnresponsive). Both nodes' /metrics
-// are scraped every 15 s through kubectl port-forward for 150 s, and
-// promtool evaluates the rules on those samples with its clock at the
-// scrapes' real time. Continued, and with the other tool's rule removed,
-// both apply again.
+// first node's kube-proxy, healthy until then (the silent case of that
+// alert), is frozen (SIGSTOP) at +155 s: it answers no scrape, its series
+// go stale (KubeProxyUnresponsive). Both nodes' /metrics are scraped every
+// 15 s through kubectl port-forward for 240 s, and promtool evaluates the
+// rules on those samples with its clock at the scrapes' real time.
+// Continued, and with the other tool's rule removed, both apply again.
 func TestKubeProxyStaleAlert(t *testing.T) {
 	requireNode(t)
 	dir := os.Getenv("KUBECTL_SLICES_PROMTOOL")
@@ -57,72 +57,46 @@ func TestKubeProxyStaleAlert(t *testing.T) {
 	})
 	hold(t, proxyB, sep)
 
-	targets := []*promrecord.Target{{}, {}}
-	for i, p := range []corev1.Pod{proxyA, proxyB} {
-		targets[i].Labels = map[string]string{"job": "kube-proxy", "instance": p.Status.PodIP + ":10249"}
-	}
-	const interval, scrapes = 15 * time.Second, 11
-	start := time.Now().Truncate(time.Second).Add(time.Second)
-	var wg sync.WaitGroup
-	for i, p := range []corev1.Pod{proxyA, proxyB} {
-		addr := portForward(t, p, 10249)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := 0; n < scrapes; n++ {
-				time.Sleep(time.Until(start.Add(time.Duration(n) * interval)))
-				targets[i].Scrapes = append(targets[i].Scrapes, scrapeProxy(addr))
-			}
-		}()
-	}
-	// The change kube-proxy on node B cannot apply.
-	time.Sleep(time.Until(start.Add(time.Second)))
+	// Timeline (s): the change at +1, node B stale from at most +65 and
+	// firing by +150 (for 1m, evaluations every 15 s); node A frozen at
+	// +155, its first failed scrape at +165, pending at +210, firing at
+	// +225.
+	const interval, scrapes = 15 * time.Second, 17
+	rec := recordProxies(t, []corev1.Pod{proxyA, proxyB}, interval, scrapes)
+	time.Sleep(time.Until(rec.start.Add(time.Second)))
 	makeNotReady(t, held)
 	syncSlices(t, ns, backends, held.Name)
-	flipped := time.Since(start).Round(time.Second)
-	time.Sleep(time.Until(start.Add(35 * time.Second)))
+	flipped := time.Since(rec.start).Round(time.Second)
+	time.Sleep(time.Until(rec.start.Add(155 * time.Second)))
 	cont := stopProcess(t, processOf(t, "kube-proxy", "--hostname-override="+node.Name()))
-	frozen := time.Since(start).Round(time.Second)
-	wg.Wait()
+	frozen := time.Since(rec.start).Round(time.Second)
+	targets := rec.wait()
 	cont()
-	logProxySamples(t, "node A", *targets[0])
-	logProxySamples(t, "node B", *targets[1])
+	logProxySamples(t, "node A", targets[0])
+	logProxySamples(t, "node B", targets[1])
 
 	instanceA, instanceB := targets[0].Labels["instance"], targets[1].Labels["instance"]
-	// Before the health timeout after the change (at an evaluation):
-	// silent on both.
-	silentAt := (flipped + 45*time.Second + interval - 1) / interval * interval
+	stale := proxyAlert("KubeProxyApplyStale", instanceB, "IPv4", "A node's kube-proxy has stopped applying Service changes.",
+		"has a change queued and has applied none for more than 60s (its health timeout): Services on that node route by stale rules.")
+	unresponsive := proxyAlert("KubeProxyUnresponsive", instanceA, "", "A node's kube-proxy does not answer its scrapes.",
+		"has answered no scrape for a minute: whether it still applies Service changes on that node is unknown.")
+	end := (scrapes - 1) * interval
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	out, err := promrecord.Test{Promtool: dir, Rules: "../../monitoring/kubectl-slices.rules.yaml", Start: start, Interval: interval,
-		Series: promrecord.Series([]promrecord.Target{*targets[0], *targets[1]}, "kubeproxy_sync_proxy_rules_", "process_start_time_seconds"),
+	out, err := promrecord.Test{Promtool: dir, Rules: "../../monitoring/kubectl-slices.rules.yaml", Start: rec.start, Interval: interval,
+		Series: promrecord.Series(targets, "kubeproxy_sync_proxy_rules_", "process_start_time_seconds"),
 		Alerts: []promrecord.Alert{
-			{Name: "KubeProxyApplyStale", EvalTime: silentAt},
-			{Name: "KubeProxyUnresponsive", EvalTime: 30 * time.Second},
-			// Node A's, not node B's.
-			{Name: "KubeProxyUnresponsive", EvalTime: (scrapes - 1) * interval, Firing: []promrecord.Firing{{
-				Labels: map[string]string{"severity": "warning", "job": "kube-proxy", "instance": instanceA},
-				Annotations: map[string]string{
-					"summary":     "A node's kube-proxy does not answer its scrapes.",
-					"description": "kube-proxy at " + instanceA + " served its metrics within the last hour and has answered no scrape for a minute: whether it still applies Service changes on that node is unknown.",
-					"runbook_url": "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md#kubeproxyunresponsive",
-				},
-			}}},
-			// Node B's, not node A's.
-			{Name: "KubeProxyApplyStale", EvalTime: (scrapes - 1) * interval, Firing: []promrecord.Firing{{
-				Labels: map[string]string{"severity": "warning", "job": "kube-proxy", "instance": instanceB, "ip_family": "IPv4"},
-				Annotations: map[string]string{
-					"summary":     "A node's kube-proxy has stopped applying Service changes.",
-					"description": "kube-proxy at " + instanceB + " has a change queued and has applied none for more than 60s (its health timeout): Services on that node route by stale rules.",
-					"runbook_url": "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md#kubeproxyapplystale",
-				},
-			}}},
+			// Node B's, not node A's, healthy then.
+			{Name: "KubeProxyApplyStale", EvalTime: 150 * time.Second, Firing: stale},
+			{Name: "KubeProxyUnresponsive", EvalTime: 210 * time.Second},
+			{Name: "KubeProxyUnresponsive", EvalTime: end, Firing: unresponsive},
+			{Name: "KubeProxyApplyStale", EvalTime: end, Firing: stale},
 		}}.Run(ctx, t.TempDir())
 	if err != nil {
 		t.Fatalf("the kube-proxy alerts on the recorded samples (change at +%s, node A frozen at +%s): %v\n%s", flipped, frozen, err, out)
 	}
-	t.Logf("on the recorded samples at +%s: KubeProxyApplyStale fires for node B only (change at +%s; silent at +%s), KubeProxyUnresponsive for node A only (frozen at +%s; silent at +30s)",
-		(scrapes-1)*interval, flipped, silentAt, frozen)
+	t.Logf("on the recorded samples: KubeProxyApplyStale fires for node B only at +150s and +%s (change at +%s); KubeProxyUnresponsive pending at +210s and firing for node A only at +%s (frozen at +%s)",
+		end, flipped, end, frozen)
 
 	// Continued, node A's answers again; the other tool's rule gone, node
 	// B applies the change.
@@ -140,6 +114,61 @@ func TestKubeProxyStaleAlert(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// recording scrapes kube-proxies' /metrics, each through a kubectl
+// port-forward, every interval from start.
+type recording struct {
+	start   time.Time
+	targets []promrecord.Target
+	done    chan struct{}
+}
+
+// recordProxies starts recording the Pods' kube-proxy metrics: n scrapes,
+// the first at start (the next whole second after the port-forwards are
+// up, so that each scrape is where promtool places its sample). The test
+// waits for the scrapes to end, even when it fails first.
+func recordProxies(t *testing.T, pods []corev1.Pod, interval time.Duration, n int) *recording {
+	addrs := make([]string, len(pods))
+	for i, p := range pods {
+		addrs[i] = portForward(t, p, 10249)
+	}
+	r := &recording{start: time.Now().Truncate(time.Second).Add(time.Second), targets: make([]promrecord.Target, len(pods)), done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for i, p := range pods {
+		r.targets[i].Labels = map[string]string{"job": "kube-proxy", "instance": p.Status.PodIP + ":10249"}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < n; k++ {
+				time.Sleep(time.Until(r.start.Add(time.Duration(k) * interval)))
+				r.targets[i].Scrapes = append(r.targets[i].Scrapes, scrapeProxy(addrs[i]))
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(r.done) }()
+	t.Cleanup(func() { <-r.done })
+	return r
+}
+
+// wait returns the targets once every scrape is done.
+func (r *recording) wait() []promrecord.Target {
+	<-r.done
+	return r.targets
+}
+
+// proxyAlert is the alert expected to fire for the kube-proxy at instance
+// (and ipFamily, when the rule keeps kube-proxy's own label).
+func proxyAlert(name, instance, ipFamily, summary, description string) []promrecord.Firing {
+	labels := map[string]string{"severity": "warning", "job": "kube-proxy", "instance": instance}
+	if ipFamily != "" {
+		labels["ip_family"] = ipFamily
+	}
+	return []promrecord.Firing{{Labels: labels, Annotations: map[string]string{
+		"summary":     summary,
+		"description": "kube-proxy at " + instance + " " + description,
+		"runbook_url": "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md#" + strings.ToLower(name),
+	}}}
 }
 
 // endpointChain is the KUBE-SEP chain of node's nat table that DNATs to
@@ -193,6 +222,7 @@ func scrapeProxy(addr string) promrecord.Scrape {
 // logProxySamples logs, per scrape, the last sync, the last queued change
 // and the restore failures: what the alert judged, for a failure's reader.
 func logProxySamples(t *testing.T, name string, tg promrecord.Target) {
+	t.Helper()
 	var b strings.Builder
 	for i, sc := range tg.Scrapes {
 		if sc == nil {

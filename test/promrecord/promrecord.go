@@ -26,9 +26,11 @@ type Target struct {
 }
 
 // Series are the promtool input series of the families whose names start
-// with one of prefixes: one value per scrape ("_", no sample, where a
-// scrape failed or lacked the series), and up (1, or 0 for a failed
-// scrape). A histogram is its _bucket, _sum and _count series.
+// with one of prefixes: one value per scrape, and up (1, or 0 for a failed
+// scrape). Where a scrape failed or lacked a series it had before, the
+// series is marked stale, as Prometheus marks it at once (promtool would
+// otherwise see the last value for five minutes more), and has no sample
+// ("_") after that. A histogram is its _bucket, _sum and _count series.
 func Series(targets []Target, prefixes ...string) []map[string]string {
 	var out []map[string]string
 	for _, tg := range targets {
@@ -55,7 +57,13 @@ func Series(targets []Target, prefixes ...string) []map[string]string {
 		}
 		sort.Strings(order)
 		for _, key := range order {
-			out = append(out, map[string]string{"series": key, "values": strings.Join(values[key], " ")})
+			vs := values[key]
+			for i := len(vs) - 1; i > 0; i-- {
+				if vs[i] == "_" && vs[i-1] != "_" {
+					vs[i] = "stale"
+				}
+			}
+			out = append(out, map[string]string{"series": key, "values": strings.Join(vs, " ")})
 		}
 	}
 	return out

@@ -21,9 +21,10 @@ func parse(t *testing.T, text string) Scrape {
 	return mf
 }
 
-// Each series has one value per scrape, "_" where a scrape failed or
-// lacked it; up says which failed; families outside the prefixes are
-// left out; a histogram is its buckets, sum and count.
+// Each series has one value per scrape: stale where a scrape failed or
+// lacked it after it had it, "_" (no sample) before it first appears and
+// after the stale marker; up says which scrape failed; families outside
+// the prefixes are left out; a histogram is its buckets, sum and count.
 func TestSeries(t *testing.T) {
 	first := parse(t, `# TYPE proxy_last gauge
 proxy_last 100
@@ -45,8 +46,8 @@ proxy_took_seconds_count 3
 		got[s["series"]] = s["values"]
 	}
 	want := map[string]string{
-		`proxy_last{instance="b",job="kube-proxy"}`:                          "100 _ 130",
-		`proxy_syncs{instance="b",job="kube-proxy",mode="iptables"}`:         "3 _ _",
+		`proxy_last{instance="b",job="kube-proxy"}`:                          "100 stale 130",
+		`proxy_syncs{instance="b",job="kube-proxy",mode="iptables"}`:         "3 stale _",
 		`proxy_took_seconds_bucket{instance="b",job="kube-proxy",le="1"}`:    "_ _ 2",
 		`proxy_took_seconds_bucket{instance="b",job="kube-proxy",le="+Inf"}`: "_ _ 3",
 		`proxy_took_seconds_sum{instance="b",job="kube-proxy"}`:              "_ _ 4.5",
