@@ -30,7 +30,8 @@ type Target struct {
 // scrape). Where a scrape failed or lacked a series it had before, the
 // series is marked stale, as Prometheus marks it at once (promtool would
 // otherwise see the last value for five minutes more), and has no sample
-// ("_") after that. A histogram is its _bucket, _sum and _count series.
+// ("_") after that. A histogram is its _bucket, _sum and _count series; a
+// summary is left out (no rule here reads one).
 func Series(targets []Target, prefixes ...string) []map[string]string {
 	var out []map[string]string
 	for _, tg := range targets {
@@ -155,7 +156,8 @@ type Test struct {
 	Promtool string
 	// Rules is the rule file under test.
 	Rules string
-	// Start is the first scrape's time (zero: promtool's epoch).
+	// Start is the first scrape's time, a whole second (promtool takes
+	// whole seconds; zero: promtool's epoch).
 	Start time.Time
 	// Interval is the time between scrapes, and between evaluations.
 	Interval time.Duration
