@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the real node (make e2e-node) needs besides what hack/build-node.sh
-# builds: root, and Debian's runc, CNI plugins, iptables, nftables and
-# unshare (the kube-proxy image carries the host's nft and iptables with
-# their libraries, test/e2enode).
+# builds: root, and Debian's runc, CNI plugins, iptables, nftables, netbase
+# and unshare (the kube-proxy image carries the host's nft and iptables with
+# their libraries, and netbase's /etc/protocols, test/e2enode).
 # Installs the packages when it can (root with apt-get); otherwise says what
 # is missing and exits 1.
 set -euo pipefail
@@ -15,6 +15,7 @@ command -v runc >/dev/null || missing="$missing runc"
 [ -x /usr/lib/cni/bridge ] || missing="$missing containernetworking-plugins"
 command -v iptables >/dev/null || missing="$missing iptables"
 command -v nft >/dev/null || missing="$missing nftables"
+[ -f /etc/protocols ] || missing="$missing netbase"
 command -v unshare >/dev/null || missing="$missing util-linux"
 [ -z "$missing" ] && exit 0
 if command -v apt-get >/dev/null; then

@@ -227,8 +227,9 @@ func nftJumps(rules []string) []string {
 var elementRE = regexp.MustCompile(`^elements = \{ (.+?)(?: comment "[^"]*")? : ([^:,{}"]+) \}$`)
 
 // nftProtocols are the names of the protocols nft prints by number in a
-// concatenated key (nft 1.0.6 lists "10.96.0.1 . 6 . 80" for the
-// inet_proto of kube-proxy's service-ips map, whatever it was given).
+// concatenated key where it finds no /etc/protocols (an image without
+// netbase: "10.96.0.1 . 6 . 80" for the inet_proto of kube-proxy's
+// service-ips map, whatever it was given).
 var nftProtocols = map[string]string{"6": "tcp", "17": "udp", "132": "sctp"}
 
 // canonKey is an element's key "IP . PROTO . PORT" with its protocol by

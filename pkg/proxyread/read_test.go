@@ -78,7 +78,7 @@ func nftNode(w Want) *node {
 	return &node{notFound: nftNoSuch, listings: map[string]string{
 		"ip element service-ips " + w.ClusterIP + " . tcp . 80": nftListing("map", "service-ips",
 			"type ipv4_addr . inet_proto . inet_service : verdict",
-			// nft 1.0.6 prints the key's inet_proto by number.
+			// nft without /etc/protocols prints the key's inet_proto by number.
 			"elements = { "+w.ClusterIP+" . 6 . 80 : goto "+c.Cluster+" }"),
 		"ip chain " + c.Cluster: nftListing("chain", c.Cluster,
 			"ip daddr "+w.ClusterIP+" tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade",

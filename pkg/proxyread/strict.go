@@ -23,8 +23,9 @@ var (
 	nftAffinityGoto = regexp.MustCompile(`^ip6? saddr @affinity-[A-Za-z0-9._/-]+ goto (endpoint-[A-Za-z0-9._/-]+)$`)
 	// nftAffinityUpdate: an endpoint chain's session affinity rule.
 	nftAffinityUpdate = regexp.MustCompile(`^update @affinity-[A-Za-z0-9._/-]+ \{ ip6? saddr \}$`)
-	// nftL4: what precedes kube-proxy's dnat statements; nft 1.0.6 prints
-	// the protocol by number ("meta l4proto 6 dnat ip to ...").
+	// nftL4: what precedes kube-proxy's dnat statements; nft prints the
+	// protocol by number where it finds no /etc/protocols ("meta l4proto 6
+	// dnat ip to ...").
 	nftL4      = regexp.MustCompile(`^meta l4proto (?:tcp|udp|sctp|6|17|132) dnat `)
 	nftVmap    = regexp.MustCompile(`^numgen random mod ([0-9]{1,9}) vmap \{ ?(.*?) ?\}$`)
 	nftGotoEnd = regexp.MustCompile(`^goto (endpoint-[A-Za-z0-9._/-]+)$`)

@@ -1,7 +1,8 @@
 // Package e2enode runs kubectl-slices as real Pods: a control plane, a
 // kubelet and containerd built here (hack/build-node.sh), a bridge CNI,
 // kube-proxy as kubeadm runs it (a DaemonSet of an image built here with
-// Debian's nft and iptables, kubeproxy_manifests_test.go), and images built
+// Debian's nft, iptables and netbase, as upstream's carries them,
+// kubeproxy_image_test.go and kubeproxy_manifests_test.go), and images built
 // locally from static binaries. kube-proxy routes every ClusterIP, the
 // kubernetes Service's too. CoreDNS runs as kubeadm deploys it (two
 // replicas, the kube-dns Service at 10.96.0.10, the kubelets' clusterDNS;

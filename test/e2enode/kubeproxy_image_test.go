@@ -9,8 +9,22 @@ import (
 )
 
 // kubeProxyImage is kube-proxy built here (hack/build-node.sh) with the
-// host's Debian nft and iptables.
+// host's Debian nft, iptables and netbase.
 const kubeProxyImage = "localhost/kube-proxy:e2e"
+
+// netbaseFiles are Debian's netbase package, which upstream's image
+// carries twice over: registry.k8s.io/kube-proxy is built FROM
+// kubernetes/release's distroless-iptables, whose base,
+// gcr.io/distroless/base-debian12, installs netbase (distroless's
+// static/config.bzl), and whose iptables staging copies the files of
+// every package iptables depends on, netbase among them. What matters is
+// /etc/protocols: without it nft lists a service-ips key's protocol as
+// "6", and kube-proxy's nftables mode, reading its map back when it
+// starts, takes each "6" element for a stale one beside the "tcp" one it
+// adds and deletes it in the same transaction: the map ends empty, every
+// Service unreachable on the node until kube-proxy restarts again. No
+// nsswitch.conf: without one glibc reads protocols and services from files.
+var netbaseFiles = []string{"/etc/protocols", "/etc/services", "/etc/ethertypes", "/etc/rpc"}
 
 // xtablesDir holds iptables' match and target modules, loaded with dlopen
 // (Debian's build looks there).
@@ -28,8 +42,9 @@ var iptablesCommands = []string{"iptables", "iptables-save", "iptables-restore",
 // kubeProxyImageSpec is the kube-proxy image: the static kube-proxy, and
 // Debian's nft, xtables-nft-multi (iptables) with its modules, and dash as
 // /bin/sh (for a test's script through kubectl exec), each with the shared
-// libraries and dynamic loader ldd finds for it. Root, as kubeadm's
-// kube-proxy runs (privileged, in the host's network namespace).
+// libraries and dynamic loader ldd finds for it, and netbase's files.
+// Root, as kubeadm's kube-proxy runs (privileged, in the host's network
+// namespace).
 func kubeProxyImageSpec(nodeBin string) (ociimage.Image, error) {
 	files := map[string]string{
 		"/usr/local/bin/kube-proxy":   filepath.Join(nodeBin, "kube-proxy"),
@@ -41,6 +56,9 @@ func kubeProxyImageSpec(nodeBin string) (ociimage.Image, error) {
 	if err != nil || len(modules) == 0 {
 		return ociimage.Image{}, fmt.Errorf("no iptables modules in %s (Debian's iptables package): %v", xtablesDir, err)
 	}
+	for _, f := range netbaseFiles {
+		files[f] = f
+	}
 	dynamic := []string{"/usr/sbin/nft", "/usr/sbin/xtables-nft-multi", "/bin/dash"}
 	for _, m := range modules {
 		files[m] = m
@@ -48,7 +66,7 @@ func kubeProxyImageSpec(nodeBin string) (ociimage.Image, error) {
 	}
 	for _, f := range files {
 		if _, err := os.Stat(f); err != nil {
-			return ociimage.Image{}, fmt.Errorf("kube-proxy image: %w (hack/node-prereqs.sh installs nftables and iptables)", err)
+			return ociimage.Image{}, fmt.Errorf("kube-proxy image: %w (hack/node-prereqs.sh installs nftables, iptables and netbase)", err)
 		}
 	}
 	libs, err := ociimage.Libraries(dynamic...)

@@ -228,8 +228,8 @@ func programmedEndpoints(t *testing.T, proxy corev1.Pod, ns string, svc *corev1.
 	if proxy.Labels[proxyModeLabel] == "iptables" {
 		return iptablesEndpoints(t, proxy, ns, svc)
 	}
-	// nftables: the service-ips map sends "ip . tcp . port" (nft prints
-	// tcp as 6) to the Service's chain.
+	// nftables: the service-ips map sends "ip . tcp . port" to the
+	// Service's chain (an image without /etc/protocols prints tcp as 6).
 	m := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "sh", "-c", "nft list map ip kube-proxy service-ips").ok(t)
 	element := regexp.MustCompile(regexp.QuoteMeta(svc.Spec.ClusterIP) + ` \. (?:tcp|6) \. ` + fmt.Sprint(svc.Spec.Ports[0].Port) + ` : goto ([^,\s}]+)`)
 	match := element.FindStringSubmatch(m)
