@@ -93,6 +93,12 @@ func finding(f verify.Finding) string {
 	switch f.What {
 	case "endpoint":
 		s = fmt.Sprintf("%s endpoint %s (chain %s)", port, safe(f.Endpoint), safe(f.Chain))
+		if f.Endpoint == "" {
+			s = fmt.Sprintf("%s endpoint (chain %s)", port, safe(f.Chain))
+		}
+		if f.Detail != "" {
+			s += ": " + safe(f.Detail)
+		}
 	default:
 		s = fmt.Sprintf("%s %s %s", port, f.What, safe(f.Detail))
 	}

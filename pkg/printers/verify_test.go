@@ -16,7 +16,8 @@ func verifyReport() verify.Report {
 	since := time.Date(2026, 11, 27, 5, 0, 0, 0, time.UTC)
 	row := verify.NodeRow{Node: "node-a", Proxy: "kube-proxy", Mode: "nftables", Pod: "kube-system/kube-proxy-a", LastSync: &since,
 		Expected: 3, Programmed: 14, Status: verify.Drift, Reason: "1 missing, 12 extra"}
-	row.Missing = []verify.Finding{{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: "10.0.0.2:8080", Since: &since}}
+	row.Missing = []verify.Finding{{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: "10.0.0.2:8080", Since: &since,
+		Detail: "endpoint chain endpoint-Y has no DNAT rule: traffic sent there is not delivered"}}
 	for i := range 12 {
 		row.Extra = append(row.Extra, verify.Finding{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: fmt.Sprintf("10.9.0.%d:80\x1b[2J", i)})
 	}
@@ -36,8 +37,8 @@ func TestVerifyTable(t *testing.T) {
 		"shop       api      0       -                     differs: IPv4 port http: the plan reaches 10.0.0.7:80, the slices in the API do not",
 		"NODE    PROXY                LAST SYNC             EXPECTED  PROGRAMMED  MISSING  EXTRA  STATUS   REASON",
 		"node-a  kube-proxy/nftables  2026-11-27T05:00:00Z  3         14          1        12     DRIFT    1 missing, 12 extra",
-		"  missing: shop/web:http endpoint 10.0.0.2:8080 (chain service-X)",
-		`  extra: shop/web:http endpoint "10.9.0.0:80\x1b[2J" (chain service-X)`,
+		"  missing: shop/web:http endpoint 10.0.0.2:8080 (chain service-X): endpoint chain endpoint-Y has no DNAT rule: traffic sent there is not delivered\n",
+		`  extra: shop/web:http endpoint "10.9.0.0:80\x1b[2J" (chain service-X)` + "\n",
 		"  ... 3 more (-o json lists them all)",
 		"DNS REPLICA            MISSING  EXTRA  STATUS  REASON\nkube-system/coredns-a  0        0      OK",
 		"node-b  none", "UNKNOWN  no kube-proxy Pod on the node",

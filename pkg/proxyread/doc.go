@@ -43,7 +43,10 @@
 // targets KUBE-MARK-MASQ, KUBE-SEP- (service chains, any match: the
 // statistic and recent matches) and one DNAT (endpoint chains). An
 // endpoint chain's name is not checked against the port and the
-// address it DNATs to.
+// address it DNATs to. An endpoint chain read whole that holds no DNAT
+// (kube-proxy never leaves one so: its rule deleted by hand) leaves the
+// chain jumping to it read, that endpoint chain in its NoDNAT: what it
+// does with traffic is known (nothing delivers it), so it is not unreadable.
 //
 // The exec itself is the caller's (Exec): this package builds the commands
 // and their input and parses their output, so that it is tested without a

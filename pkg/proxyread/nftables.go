@@ -161,12 +161,16 @@ func readEndpointChains(ctx context.Context, ask answers, r *Reading, jumps map[
 
 // follow adds to ch the destinations of the endpoint chains it jumps to;
 // a jump to a chain that is absent or unreadable makes ch unreadable: what
-// it sends to is then not known.
+// it sends to is then not known. An endpoint chain read completely that
+// holds no DNAT (its rule deleted by hand) is known: traffic sent there is
+// not delivered. ch stays read, with that chain in NoDNAT, so that the
+// judge reports drift, not a node it could not read.
 func follow(ch *Chain, to []string, get func(string) Chain) {
 	if !ch.Present || len(to) == 0 {
 		return
 	}
 	eps := slices.Clone(ch.Endpoints)
+	var noDNAT []string
 	for _, e := range to {
 		d := get(e)
 		switch {
@@ -177,12 +181,11 @@ func follow(ch *Chain, to []string, get func(string) Chain) {
 			unreadable(ch, fmt.Sprintf("jumps to endpoint chain %s, which does not exist", e))
 			return
 		case len(d.Endpoints) == 0:
-			unreadable(ch, fmt.Sprintf("endpoint chain %s has no DNAT rule", e))
-			return
+			noDNAT = append(noDNAT, e)
 		}
 		eps = append(eps, d.Endpoints...)
 	}
-	ch.Endpoints = sortedUnique(eps)
+	ch.Endpoints, ch.NoDNAT = sortedUnique(eps), sortedUnique(noDNAT)
 }
 
 func unreadable(ch *Chain, why string) {

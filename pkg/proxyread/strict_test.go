@@ -136,3 +136,35 @@ func TestIptablesHostileEndpointChain(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointChainWithoutDNATIsRead: an endpoint chain read whole whose
+// DNAT was deleted (its masquerade or affinity rule left) is known, not
+// unreadable: the service chain stays read, with the other chains'
+// endpoints and that chain in NoDNAT.
+func TestEndpointChainWithoutDNATIsRead(t *testing.T) {
+	w := want4("ns", "svc", 80, "172.30.0.1")
+	c := proxyexpect.IptablesChains(w.Ref)
+	sep1, sep2 := "KUBE-SEP-AAAAAAAAAAAAAAAA", "KUBE-SEP-BBBBBBBBBBBBBBBB"
+	n := iptNode(w)
+	n.listings["iptables nat "+c.Cluster] = "-N " + c.Cluster + "\n-A " + c.Cluster + " -m statistic --mode random --probability 0.5 -j " + sep1 +
+		"\n-A " + c.Cluster + " -j " + sep2
+	n.listings["iptables nat "+sep2] = "-N " + sep2 + "\n-A " + sep2 + " -s 10.0.0.2/32 -j KUBE-MARK-MASQ"
+	r, err := Iptables{}.Read(context.Background(), n.exec, []Want{w})
+	if got := r.Ports[0].Cluster; err != nil || !got.Present || got.Unreadable != "" || strings.Join(got.Endpoints, ",") != "10.0.0.1:8080" ||
+		strings.Join(got.NoDNAT, ",") != sep2 {
+		t.Errorf("iptables: %v, service chain %+v, want read with %s in NoDNAT", err, got, sep2)
+	}
+
+	nc := proxyexpect.NftablesChains(w.Ref)
+	e1 := proxyexpect.NftablesEndpointChain(w.Ref, proxyexpect.Endpoint{IP: "10.0.0.1", Port: 8080})
+	e2 := proxyexpect.NftablesEndpointChain(w.Ref, proxyexpect.Endpoint{IP: "10.0.0.2", Port: 8080})
+	nn := nftNode(w)
+	nn.listings["ip chain "+nc.Cluster] = nftListing("chain", nc.Cluster, "numgen random mod 2 vmap { 0 : goto "+e1+", 1 : goto "+e2+" }")
+	nn.listings["ip chain "+e1] = nftListing("chain", e1, "meta l4proto tcp dnat to 10.0.0.1:8080")
+	nn.listings["ip chain "+e2] = nftListing("chain", e2, "update @affinity-x { ip saddr }")
+	r, err = Nftables{}.Read(context.Background(), nn.exec, []Want{w})
+	if got := r.Ports[0].Cluster; err != nil || !got.Present || got.Unreadable != "" || strings.Join(got.Endpoints, ",") != "10.0.0.1:8080" ||
+		strings.Join(got.NoDNAT, ",") != e2 {
+		t.Errorf("nftables: %v, service chain %+v, want read with %s in NoDNAT", err, got, e2)
+	}
+}

@@ -35,11 +35,16 @@ type Chain struct {
 	// Endpoints are the "IP:port" the chain sends traffic to (through its
 	// endpoint chains' DNAT rules), sorted, without duplicates.
 	Endpoints []string
+	// NoDNAT are the endpoint chains it jumps to that were read completely
+	// and hold no DNAT rule, sorted: kube-proxy never leaves one so (a
+	// rule deleted by hand), and traffic sent to one is not delivered.
+	NoDNAT []string
 	// Rules are the lines read, the evidence, bounded.
 	Rules []string
 	// Unreadable says why the chain could not be read ("" when it was):
 	// the node's answer was cut, malformed or an error other than "no such
-	// chain". An unreadable chain is never Present and has no Endpoints.
+	// chain". An unreadable chain is never Present and has no Endpoints
+	// nor NoDNAT.
 	Unreadable string
 }
 

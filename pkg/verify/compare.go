@@ -59,15 +59,10 @@ func compareRules(exp []portExp, r proxyread.Reading) (expected, programmed int,
 				unchecked = append(unchecked, e.svc+" chain "+pol.chain.Name+": "+pol.chain.Unreadable)
 				continue
 			}
-			m, x := diffEndpoints(pol.want, pol.chain)
+			m, x := compareChain(base, r.Mode, e.want.Ref, pol.want, pol.chain)
 			expected += len(pol.want)
 			programmed += len(pol.chain.Endpoints)
-			for _, ep := range m {
-				missing = append(missing, with(base, "endpoint", pol.chain.Name, ep, ""))
-			}
-			for _, ep := range x {
-				extra = append(extra, with(base, "endpoint", pol.chain.Name, ep, ""))
-			}
+			missing, extra = append(missing, m...), append(extra, x...)
 		}
 	}
 	return expected, programmed, missing, extra, unchecked
@@ -107,6 +102,44 @@ func compareDispatch(e portExp, st proxyread.PortState, hasInternal bool, base F
 		}
 	}
 	return missing, extra
+}
+
+// compareChain holds a policy chain's endpoints against the expected
+// ones. An endpoint chain it jumps to that holds no DNAT rule is drift,
+// not a chain that could not be read: it was read whole, and traffic sent
+// there is not delivered. It is worded as the expected endpoint whose
+// chain kube-proxy names so (the endpoint the node then lacks), else as a
+// jump of its own that sends traffic nowhere; the name labels the finding
+// only, what the chain reaches is read from its DNAT rules.
+func compareChain(base Finding, mode proxyread.Mode, ref proxyexpect.PortRef, want []proxyexpect.Endpoint, chain proxyread.Chain) (missing, extra []Finding) {
+	m, x := diffEndpoints(want, chain)
+	meant := map[string]string{} // endpoint chain -> its expected endpoint
+	for _, ep := range want {
+		name := proxyexpect.NftablesEndpointChain(ref, ep)
+		if mode == proxyread.ModeIptables {
+			name = proxyexpect.IptablesEndpointChain(ref, ep)
+		}
+		meant[name] = ep.String()
+	}
+	why := map[string]string{} // missing endpoint -> its chain's lack of DNAT
+	for _, c := range chain.NoDNAT {
+		if ep := meant[c]; ep != "" && slices.Contains(m, ep) {
+			why[ep] = noDNAT(c)
+			continue
+		}
+		extra = append(extra, with(base, "endpoint", chain.Name, meant[c], noDNAT(c)))
+	}
+	for _, ep := range m {
+		missing = append(missing, with(base, "endpoint", chain.Name, ep, why[ep]))
+	}
+	for _, ep := range x {
+		extra = append(extra, with(base, "endpoint", chain.Name, ep, ""))
+	}
+	return missing, extra
+}
+
+func noDNAT(chain string) string {
+	return "endpoint chain " + chain + " has no DNAT rule: traffic sent there is not delivered"
 }
 
 // diffEndpoints returns the expected endpoints the chain lacks and those it

@@ -85,7 +85,14 @@ func describe(f Finding) string {
 	}
 	switch f.What {
 	case "endpoint":
-		return fmt.Sprintf("endpoint %s of %s (chain %s)", f.Endpoint, port, f.Chain)
+		s := fmt.Sprintf("endpoint %s of %s (chain %s)", f.Endpoint, port, f.Chain)
+		if f.Endpoint == "" {
+			s = fmt.Sprintf("endpoint of %s (chain %s)", port, f.Chain)
+		}
+		if f.Detail != "" {
+			s += ": " + f.Detail
+		}
+		return s
 	case "dispatch":
 		return fmt.Sprintf("cluster IP dispatch %s of %s", f.Detail, port)
 	case "no-endpoints":

@@ -232,7 +232,9 @@ type Chain struct {
 	Name      string   `json:"name"`
 	Present   bool     `json:"present"`
 	Endpoints []string `json:"endpoints,omitempty"`
-	Rules     []string `json:"rules,omitempty"`
+	// NoDNAT are the endpoint chains it jumps to that hold no DNAT rule.
+	NoDNAT []string `json:"noDNAT,omitempty"`
+	Rules  []string `json:"rules,omitempty"`
 	// Unreadable says why the chain could not be read.
 	Unreadable string `json:"unreadable,omitempty"`
 }
