@@ -15,8 +15,9 @@ import (
 
 // TestVerifyKubeProxy runs `kubectl slices verify` against the two real
 // nodes' kube-proxy (nftables on the first, iptables on the second), in
-// steps that each restore what they break: agreement, a rule deleted by
-// hand, topology hints, both CoreDNS replicas (a headless Service's
+// steps that each restore what they break: agreement, rules deleted by
+// hand on both nodes and both kube-proxies restarted to put them back
+// (verify_restart_test.go), topology hints, both CoreDNS replicas (a headless Service's
 // change, a cached answer PENDING), the health check node port as a user
 // without exec, least privilege, a stopped kube-proxy, a stopped kubelet.
 func TestVerifyKubeProxy(t *testing.T) {
@@ -26,15 +27,16 @@ func TestVerifyKubeProxy(t *testing.T) {
 	coreDNSPods(t)
 	ns := newNamespace(t, nil)
 	web := func(name, zone string) string { return workloadPodIn(name, map[string]string{"app": "web"}, zone) }
-	manifests := []string{webService, web("web-a1", zoneA), web("web-b1", zoneB), web("web-b2", zoneB)}
+	// probe-a, a client on the first node, started with the backends.
+	manifests := []string{webService, web("web-a1", zoneA), web("web-b1", zoneB), web("web-b2", zoneB),
+		workloadPodIn("probe-a", map[string]string{"app": "probe"}, zoneA)}
 	kubectl(t, strings.Join(manifests, "---\n"), "apply", "-n", ns, "-f", "-").ok(t)
 	backends := runningPods(t, ns, "app=web", 3, true)
 	syncSlices(t, ns, backends)
 	target := []string{"svc/web", "-n", ns}
 
-	var healthy verifyReport
-	t.Run("Healthy", func(t *testing.T) { healthy = verifyHealthy(t, target, backends) })
-	t.Run("RuleDeletedByHand", func(t *testing.T) { verifyRuleDeleted(t, target, proxies[node.Name()], healthy) })
+	t.Run("Healthy", func(t *testing.T) { verifyHealthy(t, target, backends) })
+	t.Run("RulesDeletedThenProxiesRestarted", func(t *testing.T) { verifyRulesDeleted(t, target, proxies, backends) })
 	t.Run("TopologyPreferClose", func(t *testing.T) { verifyTopology(t, ns) })
 	t.Run("DNSHeadlessAndPending", func(t *testing.T) { verifyDNS(t, ns) })
 	t.Run("HealthCheckAndLeastPrivilege", func(t *testing.T) { verifyLeastPrivilege(t, ns) })
@@ -44,7 +46,7 @@ func TestVerifyKubeProxy(t *testing.T) {
 
 // verifyHealthy: both nodes agree with the slices, in their own mode,
 // each with a last sync; exit 0.
-func verifyHealthy(t *testing.T, target []string, backends []corev1.Pod) verifyReport {
+func verifyHealthy(t *testing.T, target []string, backends []corev1.Pod) {
 	rep := verifyUntil(t, 30*time.Second, 0, target...)
 	want := map[string]string{node.Name(): "nftables", nodeB.Name(): "iptables"}
 	var ips []string
@@ -70,36 +72,6 @@ func verifyHealthy(t *testing.T, target []string, backends []corev1.Pod) verifyR
 			t.Errorf("the table lacks %q:\n%s", w, table)
 		}
 	}
-	return rep
-}
-
-// verifyRuleDeleted deletes the Service's service-ips element on the
-// first node by hand: verify, right after, says DRIFT naming the missing
-// dispatch; the element put back, OK.
-func verifyRuleDeleted(t *testing.T, target []string, proxy corev1.Pod, healthy verifyReport) {
-	svc, err := cluster.Admin.CoreV1().Services(target[2]).Get(context.Background(), "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chain := healthy.node(t, node.Name()).Evidence[0].Cluster.Name
-	elem := fmt.Sprintf("{ %s . tcp . 80 }", svc.Spec.ClusterIP)
-	kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "nft", "delete", "element", "ip", "kube-proxy", "service-ips", elem).ok(t)
-	restore := func() {
-		kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "nft", "add", "element", "ip", "kube-proxy", "service-ips",
-			fmt.Sprintf("{ %s . tcp . 80 : goto %s }", svc.Spec.ClusterIP, chain))
-	}
-	defer restore()
-	rep, r := verifyJSON(t, target...)
-	wantCode(t, r, 1, "a deleted dispatch")
-	a, b := rep.node(t, node.Name()), rep.node(t, nodeB.Name())
-	if a.Status != "DRIFT" || len(a.Missing) != 1 || a.Missing[0].What != "dispatch" || b.Status != "OK" {
-		t.Errorf("node A %+v, node B %s", a, b.Status)
-	}
-	if !strings.Contains(rep.Diagnosis, node.Name()) {
-		t.Errorf("diagnosis %q", rep.Diagnosis)
-	}
-	restore()
-	verifyUntil(t, 10*time.Second, 0, target...)
 }
 
 // preferClose is a Service whose traffic prefers its own zone's
