@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -94,6 +95,7 @@ type Controller struct {
 	looked   map[string]bool  // Services the standby core has looked at
 	observed *observed
 	now      func() time.Time
+	leads    atomic.Bool // false while standing by for the Lease (leading.go)
 
 	infs    *cluster.Informers
 	health  health
@@ -146,6 +148,7 @@ func New(client kubernetes.Interface, c *cluster.Cache, infs *cluster.Informers,
 		observed: newObserved(),
 		now:      time.Now,
 	}
+	ctrl.leads.Store(opts.Leading == nil)
 	if err := ctrl.register(infs); err != nil {
 		return nil, err
 	}
@@ -273,6 +276,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		// the next run's (the queue is shut down).
 	case err == nil:
 		c.queue.Forget(key)
+		c.report.Recovered(key)
 	case errors.Is(err, errStale):
 		c.report.stale.Add(1)
 		klog.V(2).InfoS("cache lags our own writes; retrying", "service", key)
@@ -384,6 +388,7 @@ func (c *Controller) removeAll(ctx context.Context, key, ns, name string) error 
 	}
 	c.trigger.Forget(ns, name)
 	c.memos.set(key, nil)
+	c.notes.take(key)
 	c.forgetStandby(key, true)
 	if c.opts.WithEndpoints {
 		if err := c.removeEndpoints(ctx, key, ns, name); err != nil {

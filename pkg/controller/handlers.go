@@ -85,7 +85,7 @@ func (c *Controller) onService(obj any) {
 	if svc, ok := untomb(obj).(*corev1.Service); ok && c.selected(svc) {
 		key := svc.Namespace + "/" + svc.Name
 		c.noteChange(key, c.now())
-		c.queue.Add(key)
+		c.enqueue(key, 0)
 	}
 }
 
@@ -103,7 +103,7 @@ func (c *Controller) onEndpoints(obj any) {
 	if err == nil && (mirror.Applies(svc) || c.oursMarked(ep)) && c.selected(svc) {
 		key := ep.Namespace + "/" + ep.Name
 		c.noteChange(key, c.now())
-		c.queue.Add(key)
+		c.enqueue(key, 0)
 	}
 }
 
@@ -144,9 +144,11 @@ func (c *Controller) podServices(obj any, old *cluster.PodRecord, at time.Time) 
 		sel := labels.SelectorFromValidatedSet(svc.Spec.Selector)
 		if sel.Matches(labels.Set(pod.Labels)) || (old != nil && sel.Matches(labels.Set(old.Labels))) {
 			key := svc.Namespace + "/" + svc.Name
-			c.notes.add(key, pod.Name)
+			if c.incremental() && c.leads.Load() {
+				c.notes.add(key, pod.Name) // read only to plan from a memo
+			}
 			c.noteChange(key, at)
-			c.queue.AddAfter(key, c.opts.BatchPeriod)
+			c.enqueue(key, c.opts.BatchPeriod)
 		}
 	}
 }
@@ -184,7 +186,7 @@ func sliceService(s *discovery.EndpointSlice) (string, bool) {
 // already filters our own writes' echoes, so a hand edit is undone at once).
 func (c *Controller) queueForSlice(s *discovery.EndpointSlice, delay time.Duration) {
 	if key, ok := sliceService(s); ok {
-		c.queue.AddAfter(key, delay)
+		c.enqueue(key, delay)
 	}
 }
 

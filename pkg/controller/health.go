@@ -96,6 +96,7 @@ func (c *Controller) waitLeading(ctx context.Context) bool {
 		case <-c.opts.Leading:
 			c.opts.Metrics.SetLeader(true)
 			c.report.Notice("", printers.LoopLeading())
+			c.lead()
 			return true
 		}
 	}

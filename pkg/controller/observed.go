@@ -45,11 +45,12 @@ func (o *observed) forget(key string) {
 	o.mu.Unlock()
 }
 
-// noteChange notes an informer event for key in standby mode, at at (one
+// noteChange notes an informer event for key in standby mode once the
+// replica leads (leading.go), at at (one
 // time for every Service an event touches, so that their differences are
 // dated alike and the controller's progress on one counts for the others).
 func (c *Controller) noteChange(key string, at time.Time) {
-	if c.opts.Standby != nil {
+	if c.opts.Standby != nil && c.leads.Load() {
 		c.observed.note(key, at)
 	}
 }

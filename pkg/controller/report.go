@@ -84,6 +84,15 @@ func (r *Reporter) count(res apply.Result) {
 	r.deleted.Add(int64(len(res.Deleted)))
 }
 
+// Recovered forgets a Service's last error after a sync that succeeded,
+// written or not (a standby's is mostly held), or removed it: the same
+// error later is news, and a Service gone keeps no message.
+func (r *Reporter) Recovered(service string) {
+	r.mu.Lock()
+	delete(r.lastErr, service)
+	r.mu.Unlock()
+}
+
 // Error reports a failed sync, once until the message changes: a Service
 // retried through an API server outage says so once.
 func (r *Reporter) Error(service string, err error) {
