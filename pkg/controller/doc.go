@@ -10,8 +10,9 @@
 // In a cluster (metrics.go, health.go): Prometheus metrics after upstream's
 // EndpointSlice controller's are recorded here around the pure planner;
 // Ready and Healthy feed /readyz and /healthz; with Options.Leading a
-// standby fills its caches and queues Services but starts no worker until
-// it leads, and Options.Abort cuts writes in flight when the lease is lost.
+// standby fills its caches but queues nothing and starts no worker until it
+// leads, then queues what its caches hold (leading.go); Options.Abort cuts
+// writes in flight when the lease is lost.
 // Failed syncs are Warning events on the Service, as upstream records them.
 // The Reporter (report.go) decides when the loop prints a line and to which
 // stream; pkg/printers writes its text (or JSON object).
