@@ -63,9 +63,14 @@ func verifyRulesDeleted(t *testing.T, target []string, proxies map[string]corev1
 	start := time.Now()
 	a = restartKubeProxies(t, a, b)[node.Name()]
 	t.Logf("both kube-proxy Pods replaced and Ready in %s", time.Since(start).Round(time.Millisecond))
-	if lost := lostServices(t, held, serviceIPs(t, a)); len(lost) > 0 {
-		t.Errorf("the restarted nftables kube-proxy's service-ips map lost %d of %d Services: %v", len(lost), len(held), lost)
-	}
+	// Ready is kube-proxy's /healthz, which a kube-proxy that has not yet
+	// synced passes: its first sync follows within seconds.
+	eventually(t, 15*time.Second, "the restarted nftables kube-proxy's service-ips map holding every Service again", func() error {
+		if lost := lostServices(t, held, serviceIPs(t, a), target[2], "default", "kube-system"); len(lost) > 0 {
+			return fmt.Errorf("it lacks %d of %d: %v", len(lost), len(held), lost)
+		}
+		return nil
+	})
 	verifyUntil(t, 10*time.Second, 0, target...)
 	verifyUntil(t, 10*time.Second, 0, "svc/kube-dns", "-n", "kube-system")
 	probe := runningPods(t, target[2], "app=probe", 1, true)[0]
@@ -108,16 +113,21 @@ func serviceIPs(t *testing.T, proxy corev1.Pod) map[string]bool {
 }
 
 // lostServices are the keys held before and not after whose cluster IP a
-// Service still has (another test's namespace may be going away).
-func lostServices(t *testing.T, before, after map[string]bool) []string {
+// Service of one of the namespaces still has: this test's and the
+// cluster's own (another test's namespace may be going away, its slices
+// before its Services, and a Service left without endpoints leaves the
+// map rightly).
+func lostServices(t *testing.T, before, after map[string]bool, namespaces ...string) []string {
 	t.Helper()
-	list, err := cluster.Admin.CoreV1().Services("").List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	live := map[string]bool{}
-	for _, s := range list.Items {
-		live[s.Spec.ClusterIP] = true
+	for _, ns := range namespaces {
+		list, err := cluster.Admin.CoreV1().Services(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list.Items {
+			live[s.Spec.ClusterIP] = true
+		}
 	}
 	var lost []string
 	for k := range before {
