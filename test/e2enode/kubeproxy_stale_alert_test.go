@@ -171,17 +171,11 @@ func proxyAlert(name, instance, ipFamily, summary, description string) []promrec
 	}}}
 }
 
-// endpointChain is the KUBE-SEP chain of node's nat table that DNATs to
-// ip, read through kubectl exec into its kube-proxy Pod (iptables mode).
+// endpointChain is the KUBE-SEP chain of the node's nat table that DNATs
+// to ip (iptables mode).
 func endpointChain(t *testing.T, proxy corev1.Pod, ip string) (string, error) {
-	out := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "iptables-save", "-t", "nat").ok(t)
-	for _, l := range strings.Split(out, "\n") {
-		f := strings.Fields(l)
-		if len(f) > 2 && f[0] == "-A" && strings.HasPrefix(f[1], "KUBE-SEP-") && f[len(f)-2] == "--to-destination" && strings.HasPrefix(f[len(f)-1], ip+":") {
-			return f[1], nil
-		}
-	}
-	return "", fmt.Errorf("no endpoint chain DNATs to %s on %s", ip, proxy.Spec.NodeName)
+	r, err := endpointDNAT(t, proxy, ip, func(to string) bool { return strings.HasPrefix(to, ip+":") })
+	return r.chain, err
 }
 
 // hold adds holdChain, jumping to chain, to the node's nat table; removed

@@ -143,14 +143,30 @@ func lostServices(t *testing.T, before, after map[string]bool, namespaces ...str
 // to ep ("IP:port"), as iptables-save prints it.
 func dnatRule(t *testing.T, proxy corev1.Pod, ep string) string {
 	t.Helper()
+	r, err := endpointDNAT(t, proxy, ep, func(to string) bool { return to == ep })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.line
+}
+
+// dnat is a KUBE-SEP chain's DNAT rule: the chain, its destination
+// ("IP:port") and the line as iptables-save prints it.
+type dnat struct{ chain, to, line string }
+
+// endpointDNAT is the first DNAT rule of an endpoint chain in the node's
+// nat table, read through kubectl exec into its kube-proxy Pod (iptables
+// mode), whose destination is one match wants (what, in the error).
+func endpointDNAT(t *testing.T, proxy corev1.Pod, what string, match func(to string) bool) (dnat, error) {
+	t.Helper()
 	out := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "iptables-save", "-t", "nat").ok(t)
 	for _, l := range strings.Split(out, "\n") {
-		if f := strings.Fields(l); len(f) > 2 && f[0] == "-A" && strings.HasPrefix(f[1], "KUBE-SEP-") && f[len(f)-2] == "--to-destination" && f[len(f)-1] == ep {
-			return l
+		f := strings.Fields(l)
+		if len(f) > 2 && f[0] == "-A" && strings.HasPrefix(f[1], "KUBE-SEP-") && f[len(f)-2] == "--to-destination" && match(f[len(f)-1]) {
+			return dnat{chain: f[1], to: f[len(f)-1], line: l}, nil
 		}
 	}
-	t.Fatalf("no rule DNATs to %s on %s:\n%s", ep, proxy.Spec.NodeName, out)
-	return ""
+	return dnat{}, fmt.Errorf("no endpoint chain's rule on %s DNATs to %s:\n%s", proxy.Spec.NodeName, what, out)
 }
 
 func getService(t *testing.T, ns, name string) *corev1.Service {
