@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	discoveryclient "k8s.io/client-go/kubernetes/typed/discovery/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/outcome"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
@@ -61,8 +62,9 @@ const DefaultWorkers = 16
 const DefaultGrace = 3 * time.Second
 
 // ErrConflict means a slice changed or vanished since it was read: re-read
-// and re-plan.
-var ErrConflict = errors.New("an EndpointSlice changed while syncing")
+// and re-plan. It carries its class, so that one the retries could not
+// absorb exits as a conflict without pkg/exit knowing this package.
+var ErrConflict = exit.WithClass(exit.ClassConflict, errors.New("an EndpointSlice changed while syncing"))
 
 // Result lists what was written (outcome.Result).
 type Result = outcome.Result
@@ -251,6 +253,10 @@ type NamespaceTerminatingError struct{ Err error }
 
 func (e *NamespaceTerminatingError) Error() string { return e.Err.Error() }
 func (e *NamespaceTerminatingError) Unwrap() error { return e.Err }
+
+// ExitClass tells pkg/exit to word it as the namespace going away, not as
+// the API server failing.
+func (e *NamespaceTerminatingError) ExitClass() exit.Class { return exit.ClassNamespaceTerminating }
 
 func nameOf(s *discovery.EndpointSlice) string {
 	if s.Name != "" {

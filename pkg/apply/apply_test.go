@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-slices/kubectl-slices/internal/testutil"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 )
 
@@ -121,7 +123,8 @@ func TestDryRuns(t *testing.T) {
 }
 
 // A conflict is reported as ErrConflict and stops the later phases; a
-// namespace being deleted is reported as such.
+// namespace being deleted is reported as such. Each carries its class, so
+// it exits and reads as pkg/exit's table says.
 func TestApplyErrors(t *testing.T) {
 	gr := schema.GroupResource{Group: "discovery.k8s.io", Resource: "endpointslices"}
 	client := fake.NewClientset(slice("web-upd", reconcile.DefaultManagedBy), slice("web-del", reconcile.DefaultManagedBy))
@@ -133,6 +136,9 @@ func TestApplyErrors(t *testing.T) {
 	_, err := Apply(context.Background(), client.DiscoveryV1().EndpointSlices("shop"), plan, opts(DryRunNone))
 	if !errors.Is(err, ErrConflict) {
 		t.Fatalf("err %v", err)
+	}
+	if d := exit.Describe("shop", "web", err); exit.Code(err) != exit.Conflicts || exit.Code(d) != exit.Conflicts || !strings.Contains(d.Error(), "kept changing while syncing") {
+		t.Errorf("a conflict exits %d and reads %q, want exit %d", exit.Code(err), d, exit.Conflicts)
 	}
 	for _, a := range client.Actions() {
 		if a.GetVerb() == "delete" {
@@ -151,6 +157,10 @@ func TestApplyErrors(t *testing.T) {
 	var nt *NamespaceTerminatingError
 	if !errors.As(err, &nt) {
 		t.Fatalf("err %v", err)
+	}
+	if d := exit.Describe("shop", "web", err); exit.Code(err) != exit.API || exit.Code(d) != exit.API ||
+		d.Error() != "service shop/web: namespace shop is terminating: no EndpointSlices can be created in it" {
+		t.Errorf("a terminating namespace exits %d and reads %q, want exit %d", exit.Code(err), d, exit.API)
 	}
 }
 

@@ -10,7 +10,9 @@
 // Updates carry the resourceVersion the plan was made from and deletes carry
 // it as a precondition, so a concurrent writer causes a Conflict (returned as
 // ErrConflict for the caller to re-read and re-plan) instead of being
-// overwritten.
+// overwritten. Its errors carry their pkg/exit class (a conflict, a
+// namespace terminating), so a command exits on them without pkg/exit
+// importing the writer.
 //
 // Interrupted (its context done), Apply starts no new write and gives the
 // writes already sent Options.Grace to finish: a request on the wire may be

@@ -7,7 +7,9 @@
 // pkg/explain, pkg/lifecycle, pkg/daemon, pkg/printers, pkg/deploy,
 // pkg/proxyprobe (verify);
 // arguments are read and checked by pkg/args and completed by
-// pkg/completion; pkg/exit words errors and owns the exit codes.
+// pkg/completion; pkg/exit words errors and owns the exit codes. What a
+// run over several Services exits with (outcomes.go) is decided here, since
+// exit sits below syncer and knows no outcome.
 // IO streams and the client (RootOptions.NewClient) are injected, so every
 // command runs in unit tests through cobra against a fake clientset.
 package cmd

@@ -107,7 +107,7 @@ func (o *ReleaseOptions) Run(ctx context.Context) error {
 	if !report.Named {
 		report.Summary(released, refused, untouched)
 	}
-	if err := exit.ForOutcomes(runs); err != nil {
+	if err := forOutcomes(runs); err != nil {
 		return err
 	}
 	return exit.ChangesIf(refused > 0)

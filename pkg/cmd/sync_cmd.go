@@ -151,7 +151,7 @@ func (o *SyncOptions) Run(ctx context.Context) error {
 	if err := report.Done(runs, written); err != nil {
 		return err
 	}
-	return cmp.Or(interrupted, exit.ForOutcomes(final))
+	return cmp.Or(interrupted, forOutcomes(final))
 }
 
 // syncEndpoints writes, after the slices, each synced Service's legacy

@@ -59,5 +59,5 @@ func (o *RootOptions) syncMany(ctx context.Context, client kubernetes.Interface,
 		bar = progress.Start(o.ErrOut, len(targets))
 	}
 	defer bar.Done()
-	return exit.Described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(_ int, key string, took time.Duration) { bar.Finish(key, took) }))
+	return described(syncer.Many(ctx, client, targets, o.AllNamespaces, opts, func(_ int, key string, took time.Duration) { bar.Finish(key, took) }))
 }

@@ -14,7 +14,10 @@
 // request, as a ConfigError; then the rights are checked (Events, the Lease,
 // what the informers list and watch), so a missing one is named once instead
 // of retried for ever by client-go; the probes answer before the first list
-// ("not ready" while the caches fill); the informers start last.
+// ("not ready" while the caches fill); the informers start last. A
+// ConfigError and an APIError carry their pkg/exit class, so the commands
+// report them as a usage and an API error without pkg/exit importing the
+// process.
 //
 // The election's notices and the webhook's lines are printed here, when
 // they happen; pkg/printers makes their text.

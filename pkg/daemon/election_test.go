@@ -15,6 +15,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/controller"
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // Without any one right the elector needs on the Lease, the loop names it
@@ -41,6 +42,9 @@ func TestElectionNeedsLeaseRights(t *testing.T) {
 		want := "forbidden: cannot " + missing + " leases.coordination.k8s.io in namespace ops"
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), want) {
 			t.Errorf("without %s: got %v, want an APIError saying %q", missing, err, want)
+		}
+		if p := exit.Process("ops", "ops", err); exit.Code(p) != exit.API || err == nil || p.Error() != err.Error() {
+			t.Errorf("without %s: the command reports %v (exit %d), want it as it is, an API error", missing, p, exit.Code(p))
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 )
 
 // The elector panics on durations it cannot honour; Validate names them
@@ -29,6 +31,9 @@ func TestLeaseValidate(t *testing.T) {
 		var ce *ConfigError
 		if err == nil || !strings.Contains(err.Error(), c.want) || !asConfig(err, &ce) {
 			t.Errorf("%+v: got %v, want a ConfigError saying %q", l, err, c.want)
+		}
+		if p := exit.Process("", "", err); exit.Code(p) != exit.Usage || err == nil || p.Error() != err.Error() {
+			t.Errorf("%+v: the command reports %v (exit %d), want it as it is, a usage error", l, p, exit.Code(p))
 		}
 	}
 }

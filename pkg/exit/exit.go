@@ -12,8 +12,6 @@ import (
 	"unicode"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
 )
 
 // The exit codes, the one table of them: Help words it for the commands'
@@ -127,12 +125,13 @@ func Code(err error) int {
 	return classify(err)
 }
 
+// classify maps the class an error carries (apply's conflicts and
+// terminating namespaces) or the API server's status to a code.
 func classify(err error) int {
-	var nt *apply.NamespaceTerminatingError
 	switch {
-	case errors.Is(err, apply.ErrConflict):
+	case find(err, ClassConflict) != nil:
 		return Conflicts
-	case errors.As(err, &nt):
+	case find(err, ClassNamespaceTerminating) != nil:
 		return API
 	case apierrors.IsNotFound(err):
 		return NotFound
@@ -150,14 +149,13 @@ func Describe(ns, name string, err error) error {
 	case name == "":
 		obj = "services in namespace " + Quote(ns)
 	}
-	var nt *apply.NamespaceTerminatingError
 	var status apierrors.APIStatus
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &InterruptedError{Signal: syscall.SIGINT}
-	case errors.As(err, &nt):
+	case find(err, ClassNamespaceTerminating) != nil:
 		return &Error{API, fmt.Errorf("%s: namespace %s is terminating: no EndpointSlices can be created in it", obj, ns)}
-	case errors.Is(err, apply.ErrConflict):
+	case find(err, ClassConflict) != nil:
 		return &Error{Conflicts, fmt.Errorf("%s: its EndpointSlices kept changing while syncing (is another controller writing them?); run again", obj)}
 	case apierrors.IsNotFound(err):
 		return &Error{NotFound, fmt.Errorf("%s not found: check the name and the namespace (-n NAMESPACE; kubectl get services -A lists every namespace's)", obj)}

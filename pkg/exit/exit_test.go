@@ -7,9 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
 
 // An admission webhook's denial is a 403 Forbidden too; the user reads its
@@ -29,29 +26,6 @@ func TestDescribeAdmissionDenial(t *testing.T) {
 	}
 	if code := Code(Describe("shop", "web", denied)); code != API {
 		t.Errorf("exit %d, want %d", code, API)
-	}
-}
-
-// A run over several Services: all synced is 0, some failed is 1, all
-// failed is the first failure's own code.
-func TestForOutcomes(t *testing.T) {
-	notFound := Describe("shop", "a", apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, "a"))
-	conflict := &Error{Code: Conflicts, Err: errors.New("changed")}
-	ok := syncer.Outcome{Namespace: "shop", Name: "ok"}
-	cases := []struct {
-		runs []syncer.Outcome
-		want int
-	}{
-		{nil, OK},
-		{[]syncer.Outcome{ok, ok}, OK},
-		{[]syncer.Outcome{ok, {Err: notFound}}, Changes},
-		{[]syncer.Outcome{{Err: notFound}, {Err: conflict}}, NotFound},
-		{[]syncer.Outcome{{Err: conflict}, {Err: notFound}}, Conflicts},
-	}
-	for i, c := range cases {
-		if got := Code(ForOutcomes(c.runs)); got != c.want {
-			t.Errorf("case %d: exit %d, want %d", i, got, c.want)
-		}
 	}
 }
 

@@ -6,44 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-slices/kubectl-slices/pkg/daemon"
-	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 )
-
-// Described words each failure as the one line a user sees (Describe).
-func Described(outs []syncer.Outcome) []syncer.Outcome {
-	out := make([]syncer.Outcome, len(outs))
-	for i, o := range outs {
-		if o.Err != nil {
-			o.Err = Describe(o.Namespace, o.Name, o.Err)
-		}
-		out[i] = o
-	}
-	return out
-}
-
-// ForOutcomes is the exit of a run over several Services, whose failures
-// were printed: all good → nil; some failed, some succeeded → Changes; all
-// failed → the first failure's own code.
-func ForOutcomes(runs []syncer.Outcome) error {
-	failed, first := 0, error(nil)
-	for _, r := range runs {
-		if r.Err != nil {
-			failed++
-			if first == nil {
-				first = r.Err
-			}
-		}
-	}
-	switch {
-	case failed == 0:
-		return nil
-	case failed < len(runs):
-		return &Error{Code: Changes, Err: fmt.Errorf("%d of %d Services failed", failed, len(runs))}
-	}
-	return &Error{Code: Code(first), Err: ErrPrinted}
-}
 
 // Cluster words an error that is about the cluster, not a Service.
 func Cluster(err error) error {
@@ -54,21 +17,21 @@ func Cluster(err error) error {
 }
 
 // Process words an error that stopped the long-running process (the loop
-// or the webhook, pkg/daemon) over scope: its configuration is a usage
-// error, what it or the command already worded stays as it is, anything
-// else is worded as Loop words it.
+// or the webhook, pkg/daemon) over scope: its configuration (ClassConfig)
+// is a usage error, what it (ClassAPI) or the command already worded stays
+// as it is, anything else is worded as Loop words it.
 func Process(ns, scope string, err error) error {
-	var ce *daemon.ConfigError
-	var ae *daemon.APIError
-	var ee *Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.As(err, &ee):
+	}
+	var ee *Error
+	if errors.As(err, &ee) {
 		return ee // worded already (another tool's slices refused before the first write)
-	case errors.As(err, &ce):
+	}
+	if ce := find(err, ClassConfig); ce != nil {
 		return &Error{Code: Usage, Err: ce}
-	case errors.As(err, &ae):
+	}
+	if ae := find(err, ClassAPI); ae != nil {
 		return &Error{Code: API, Err: ae}
 	}
 	return Loop(ns, scope, err)
