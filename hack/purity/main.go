@@ -14,10 +14,15 @@
 // and REST clients, events, leader election), except through Readers
 // (pkg/cluster, which only reads).
 //
+// And it checks that the bottom packages (Bottom: pkg/exit) import no
+// project package but Leaves (internal/english): the errors of the writers
+// and of pkg/daemon carry their exit class, and pkg/exit maps classes, so
+// it never imports them.
+//
 //	go run ./hack/purity [dir ...]
 //
-// With no argument it checks those packages from the repository root, and
-// the read-only rule; with directories, only purity of those.
+// With no argument it checks those packages from the repository root, the
+// read-only rule and the bottom rule; with directories, only purity of those.
 // It prints one line per violation and exits 1 when there is any. make lint
 // runs it, and its test runs it under go test ./... (make test).
 package main
@@ -50,7 +55,14 @@ func main() {
 	if ro > 0 {
 		fmt.Fprintf(os.Stderr, "purity: %d violations: webhook, explain and printers must reach no package that writes\n", ro)
 	}
-	if bad+ro > 0 {
+	low := 0
+	if len(os.Args) == 1 {
+		low = report(CheckBottom(".", Bottom))
+	}
+	if low > 0 {
+		fmt.Fprintf(os.Stderr, "purity: %d violations: pkg/exit sits at the bottom of the import graph: give the error a class instead\n", low)
+	}
+	if bad+ro+low > 0 {
 		os.Exit(1)
 	}
 }

@@ -122,3 +122,48 @@ func TestCheckReadOnlyFindsWriters(t *testing.T) {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
+
+// pkg/exit imports no project package but the leaves in this tree.
+func TestBottomPackagesImportNoProjectPackage(t *testing.T) {
+	v, err := CheckBottom(filepath.Join("..", ".."), Bottom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range v {
+		t.Errorf("%s", line)
+	}
+}
+
+// A bottom package fails when it imports a project package that is not a
+// leaf, directly or through a leaf; a writer is named as such; a leaf, the
+// libraries and test files do not count.
+func TestCheckBottomFindsImports(t *testing.T) {
+	root := t.TempDir()
+	write := func(pkg, name, imports string) {
+		dir := filepath.Join(root, pkg)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := "package " + filepath.Base(pkg) + "\n\nimport (\n" + imports + ")\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := `	_ "` + module
+	write("pkg/exit", "a.go", m+"pkg/apply\"\n"+m+"internal/english\"\n\t_ \"k8s.io/apimachinery/pkg/api/errors\"\n")
+	write("pkg/exit", "b.go", m+"pkg/daemon\"\n"+m+"pkg/apply\"\n")
+	write("pkg/exit", "a_test.go", m+"pkg/syncer\"\n")
+	write("internal/english", "e.go", m+"pkg/outcome\"\n")
+	v, err := CheckBottom(root, Bottom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"pkg/exit: imports pkg/apply (a package that writes)",
+		"pkg/exit: imports pkg/daemon (a package that writes)",
+		"pkg/exit: imports pkg/outcome (a project package that is not a leaf) through internal/english",
+	}
+	if diff := cmp.Diff(want, v); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
