@@ -28,20 +28,20 @@ func newVerifyCommand(root *RootOptions) *cobra.Command {
 		ValidArgsFunction: root.completer().ServiceArgs, RunE: runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
-	proxyprobe.AddFlags(cmd, &o.Output, &o.Probe)
+	addVerifyFlags(cmd, &o.Output, &o.Probe)
 	return cmd
 }
 
 // Complete normalises the arguments, resolves the namespace.
 func (o *VerifyOptions) Complete(_ *cobra.Command, argv []string) error {
 	err := o.completeTargets(&o.Targets, argv)
-	o.Probe.Target = proxyprobe.Words(argv, o.Targets)
+	o.Probe.Target = verifyWords(argv, o.Targets)
 	return err
 }
 
 // Validate checks the flags before anything is read.
 func (o *VerifyOptions) Validate() error {
-	if err := o.Probe.Validate(o.Output); err != nil {
+	if err := validateVerifyFlags(o.Output, o.Probe); err != nil {
 		return err
 	}
 	return validateTargets(&o.Targets)
@@ -54,15 +54,19 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.Probe.Connect(o.ConfigFlags.ToRESTConfig, client); err != nil {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return exit.Usagef("cannot load kubeconfig: %v", err)
+	}
+	if err := o.Probe.Connect(cfg, client); err != nil {
 		return err
 	}
-	rep, err := o.Probe.Verify(ctx, targets, o.AllNamespaces)
+	rep, err := o.Probe.Report(ctx, targets, o.AllNamespaces)
 	if err != nil {
-		return exit.InterruptWins(ctx, err)
+		return verifyError(ctx, err)
 	}
 	if err := printers.VerifyOutput(o.Out, printers.StyleFor(o.Color, o.Out), o.Output, rep); err != nil {
 		return err
 	}
-	return proxyprobe.Exit(rep.Status)
+	return verifyExit(rep.Status)
 }

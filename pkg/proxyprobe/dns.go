@@ -3,8 +3,6 @@ package proxyprobe
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -25,62 +23,47 @@ const (
 	dnsPort      = 53
 )
 
-// DNS asks every DNS replica, at most Concurrency at once and each within
-// NodeTimeout, the questions the Services' slices call for, over one
-// port-forward to its TCP 53 each, and holds each Service's answers against
-// them with that Service's own timing. It never fails: a replica that
-// could not be asked is UNKNOWN with the reason; none found is no row.
-func DNS(ctx context.Context, o Options, domain string, svcs []verify.Service) []verify.DNSRow {
+// readDNS asks every DNS replica, at most Concurrency at once and each
+// within NodeTimeout, the questions the Services' slices call for
+// (verify.DNSQuestions), over one port-forward to its TCP 53 each, and
+// reads how long a replica may serve an older answer from the Corefile;
+// verify.Judge judges the answers. It never fails: a replica that could not
+// be asked is a reading with the reason; none found is no reading.
+func readDNS(ctx context.Context, o Options, r rights, domain string, svcs []verify.Service) ([]verify.DNSReading, dnsexpect.Timing) {
 	pods, err := o.Client.CoreV1().Pods(ProxyNamespace).List(ctx, metav1.ListOptions{LabelSelector: DNSLabel})
 	switch {
 	case apierrors.IsForbidden(err):
-		return []verify.DNSRow{unknownDNS(ProxyNamespace+"/("+DNSLabel+")", "forbidden: needs list pods in "+ProxyNamespace)}
+		return []verify.DNSReading{{Replica: ProxyNamespace + "/(" + DNSLabel + ")", Unreadable: "forbidden: needs list pods in " + ProxyNamespace}}, dnsexpect.Timing{}
 	case err != nil:
-		return []verify.DNSRow{unknownDNS(ProxyNamespace+"/("+DNSLabel+")", "cannot list the DNS Pods: "+oneLine(err.Error()))}
+		return []verify.DNSReading{{Replica: ProxyNamespace + "/(" + DNSLabel + ")", Unreadable: "cannot list the DNS Pods: " + oneLine(err.Error())}}, dnsexpect.Timing{}
 	}
 	timing := corefileTiming(ctx, o, domain)
-	qs := make([][]dnsexpect.Question, len(svcs))
 	var all []dnsexpect.Question
-	for i, s := range svcs {
-		qs[i] = dnsexpect.Expect(s.Service, s.Slices, dnsexpect.Options{Domain: domain})
-		all = append(all, qs[i]...)
+	for _, qs := range verify.DNSQuestions(svcs, domain) {
+		all = append(all, qs...)
 	}
-	denied := preflight(ctx, o.Client, ProxyNamespace).forward
-	rows := make([]verify.DNSRow, len(pods.Items))
+	out := make([]verify.DNSReading, len(pods.Items))
 	g := errgroup.Group{}
 	g.SetLimit(max(o.Concurrency, 1))
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		g.Go(func() error {
-			rows[i] = askReplica(ctx, o, p, denied, all, func(answers []dnsexpect.Answer, now time.Time) dnsexpect.Result {
-				rs := make([]dnsexpect.Result, len(svcs))
-				for j, s := range svcs {
-					t := timing
-					t.Changed, t.Now = dnsexpect.LastChange(s.Service, s.Slices), now
-					rs[j] = dnsexpect.Compare(qs[j], answers, t)
-				}
-				return dnsexpect.Combine(rs)
-			})
+			out[i] = askReplica(ctx, o, p, r.forward, all)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	slices.SortFunc(rows, func(a, b verify.DNSRow) int { return strings.Compare(a.Replica, b.Replica) })
-	return rows
+	return out, timing
 }
 
-// askReplica asks one replica every question over one port-forward and
-// judges the answers with judge.
-func askReplica(ctx context.Context, o Options, p *corev1.Pod, denied string, qs []dnsexpect.Question,
-	judge func([]dnsexpect.Answer, time.Time) dnsexpect.Result) verify.DNSRow {
+// askReplica asks one replica every question over one port-forward.
+func askReplica(ctx context.Context, o Options, p *corev1.Pod, denied string, qs []dnsexpect.Question) verify.DNSReading {
 	name := p.Namespace + "/" + p.Name
 	switch {
 	case denied != "":
-		row := unknownDNS(name, "forbidden: needs "+denied)
-		row.Address = p.Status.PodIP
-		return row
+		return verify.DNSReading{Replica: name, Address: p.Status.PodIP, Unreadable: "forbidden: needs " + denied}
 	case p.Status.Phase != corev1.PodRunning:
-		return unknownDNS(name, fmt.Sprintf("the DNS Pod is %s, not Running", p.Status.Phase))
+		return verify.DNSReading{Replica: name, Unreadable: fmt.Sprintf("the DNS Pod is %s, not Running", p.Status.Phase)}
 	}
 	rctx, cancel := context.WithTimeout(ctx, o.NodeTimeout)
 	defer cancel()
@@ -89,11 +72,11 @@ func askReplica(ctx context.Context, o Options, p *corev1.Pod, denied string, qs
 		if rctx.Err() != nil {
 			err = fmt.Errorf("no answer within the node timeout (%s)", o.NodeTimeout)
 		}
-		return unknownDNS(name, "port-forward to TCP 53: "+oneLine(err.Error()))
+		return verify.DNSReading{Replica: name, Unreadable: "port-forward to TCP 53: " + oneLine(err.Error())}
 	}
 	defer stop()
 	answers := dnsread.Ask(rctx, dial, qs, dnsread.Limits{MaxQuestions: max(len(qs), 4096)})
-	return verify.DNSRow{Replica: name, Address: p.Status.PodIP, Result: judge(answers, time.Now())}
+	return verify.DNSReading{Replica: name, Address: p.Status.PodIP, Answers: answers, At: time.Now()}
 }
 
 // corefileTiming reads how long a replica may serve an older answer from
@@ -107,8 +90,4 @@ func corefileTiming(ctx context.Context, o Options, domain string) dnsexpect.Tim
 		}
 	}
 	return dnsexpect.DefaultTiming(time.Time{}, time.Time{})
-}
-
-func unknownDNS(replica, reason string) verify.DNSRow {
-	return verify.DNSRow{Replica: replica, Result: dnsexpect.Result{Status: dnsexpect.Unknown, Reason: reason, Answers: []dnsexpect.Answer{}}}
 }

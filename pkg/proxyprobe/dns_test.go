@@ -84,37 +84,47 @@ func headlessDB() verify.Service {
 	return verify.Service{Service: svc, Slices: []*discoveryv1.EndpointSlice{sl}}
 }
 
-func TestDNSRowPerReplica(t *testing.T) {
+// dnsRows reads the replicas with the rights the caller has and judges
+// what they answered.
+func dnsRows(o Options, svcs []verify.Service) ([]verify.DNSReading, dnsexpect.Timing, []verify.DNSRow) {
+	ctx := context.Background()
+	readings, timing := readDNS(ctx, o, preflight(ctx, o.Client, ProxyNamespace), "cluster.local", svcs)
+	rep := verify.Judge(verify.Input{Services: svcs, DNS: readings, DNSTiming: timing, Domain: "cluster.local"})
+	return readings, timing, rep.DNS
+}
+
+func TestDNSReadingPerReplica(t *testing.T) {
 	const name = "db.ns.svc.cluster.local."
 	good := answering(t, name, "10.0.0.1")
 	stale := answering(t, name, "10.0.0.1", "10.0.0.2")
 	c := client(nil, dnsPod("coredns-b"), dnsPod("coredns-a"), dnsPod("coredns-c"))
 	o := options(c, dnsTransport{servers: map[string]string{"coredns-a": good, "coredns-b": stale}})
-	rows := DNS(context.Background(), o, "cluster.local", []verify.Service{headlessDB()})
-	got := map[string]verify.DNSRow{}
+	readings, _, rows := dnsRows(o, []verify.Service{headlessDB()})
+	got := map[string]verify.DNSReading{}
+	for _, r := range readings {
+		got[r.Replica] = r
+	}
+	if a := got["kube-system/coredns-a"]; a.Unreadable != "" || a.Address != "10.244.0.9" || len(a.Answers) == 0 || a.At.IsZero() {
+		t.Errorf("replica a answers: %+v", a)
+	}
+	if c := got["kube-system/coredns-c"]; !strings.Contains(c.Unreadable, "port-forward") || c.Answers != nil {
+		t.Errorf("replica c cannot be forwarded to: %+v", c)
+	}
+	// What was asked is what the judge holds the answers against.
 	var order []string
 	for _, r := range rows {
-		got[r.Replica], order = r, append(order, r.Replica)
+		order = append(order, string(r.Status))
 	}
-	if strings.Join(order, ",") != "kube-system/coredns-a,kube-system/coredns-b,kube-system/coredns-c" {
-		t.Fatalf("rows %v, want one per replica in name order", order)
-	}
-	if r := got["kube-system/coredns-a"]; r.Status != dnsexpect.OK {
-		t.Errorf("replica a answers the ready address alone: %s %s", r.Status, r.Reason)
-	}
-	if r := got["kube-system/coredns-b"]; r.Status != dnsexpect.Drift || !strings.Contains(r.Reason, "10.0.0.2") {
-		t.Errorf("replica b also answers the not-ready address, an hour after the change: %s %s", r.Status, r.Reason)
-	}
-	if r := got["kube-system/coredns-c"]; r.Status != dnsexpect.Unknown || !strings.Contains(r.Reason, "port-forward") {
-		t.Errorf("replica c cannot be forwarded to: %s %s", r.Status, r.Reason)
+	if strings.Join(order, ",") != "OK,DRIFT,UNKNOWN" {
+		t.Errorf("replicas a, b, c judged %v, want OK, DRIFT (b still answers the not-ready address), UNKNOWN", order)
 	}
 }
 
 func TestDNSNeedsPortForward(t *testing.T) {
 	c := client(map[string]bool{"create pods/portforward": true}, dnsPod("coredns-a"))
-	rows := DNS(context.Background(), options(c, dnsTransport{}), "cluster.local", []verify.Service{headlessDB()})
-	if len(rows) != 1 || rows[0].Status != dnsexpect.Unknown || !strings.Contains(rows[0].Reason, "create pods/portforward in kube-system") {
-		t.Fatalf("without port-forward, the replica is UNKNOWN naming the right: %+v", rows)
+	readings, _, _ := dnsRows(options(c, dnsTransport{}), []verify.Service{headlessDB()})
+	if len(readings) != 1 || readings[0].Unreadable != "forbidden: needs create pods/portforward in kube-system" || readings[0].Address != "10.244.0.9" {
+		t.Fatalf("without port-forward, the replica is not asked and the right is named: %+v", readings)
 	}
 }
 
@@ -135,16 +145,17 @@ func TestDNSCorefileSetsTheWindow(t *testing.T) {
 	recent := metav1.NewTime(time.Now().Add(-20 * time.Second))
 	svc.Slices[0].CreationTimestamp = recent
 	for _, tc := range []struct {
-		objs []runtime.Object
-		want dnsexpect.Status
+		objs   []runtime.Object
+		window time.Duration
+		want   dnsexpect.Status
 	}{
-		{[]runtime.Object{dnsPod("coredns-a")}, dnsexpect.Pending}, // no Corefile: the cache assumed on, 35 s
-		{[]runtime.Object{dnsPod("coredns-a"), cm}, dnsexpect.Drift},
+		{[]runtime.Object{dnsPod("coredns-a")}, 35 * time.Second, dnsexpect.Pending}, // no Corefile: the cache assumed on
+		{[]runtime.Object{dnsPod("coredns-a"), cm}, 5 * time.Second, dnsexpect.Drift},
 	} {
 		stale := answering(t, "db.ns.svc.cluster.local.", "10.0.0.1", "10.0.0.2")
-		rows := DNS(context.Background(), options(client(nil, tc.objs...), dnsTransport{servers: map[string]string{"coredns-a": stale}}), "cluster.local", []verify.Service{svc})
-		if len(rows) != 1 || rows[0].Status != tc.want {
-			t.Errorf("with %d objects: %+v, want %s", len(tc.objs), rows, tc.want)
+		_, timing, rows := dnsRows(options(client(nil, tc.objs...), dnsTransport{servers: map[string]string{"coredns-a": stale}}), []verify.Service{svc})
+		if timing.Window() != tc.window || len(rows) != 1 || rows[0].Status != tc.want {
+			t.Errorf("with %d objects: window %s, %+v; want %s, %s", len(tc.objs), timing.Window(), rows, tc.window, tc.want)
 		}
 	}
 }

@@ -56,10 +56,10 @@ func Nodes(ctx context.Context, client kubernetes.Interface) ([]*corev1.Node, er
 	return out, nil
 }
 
-// Probe reads every node's tiers, at most Concurrency nodes at once, each
-// within NodeTimeout; it never fails: what could not be read is in each
-// NodeState.
-func Probe(ctx context.Context, o Options, nodes []*corev1.Node, svcs []verify.Service) []verify.NodeState {
+// readNodes reads every node's tiers that r allows, at most Concurrency
+// nodes at once, each within NodeTimeout; it never fails: what could not be
+// read is in each NodeState.
+func readNodes(ctx context.Context, o Options, r rights, nodes []*corev1.Node, svcs []verify.Service) []verify.NodeState {
 	var proxies map[string]proxyPod
 	var listErr string
 	proxies, err := findProxies(ctx, o.Client)
@@ -69,7 +69,6 @@ func Probe(ctx context.Context, o Options, nodes []*corev1.Node, svcs []verify.S
 	case err != nil:
 		listErr = "cannot list the Pods of " + ProxyNamespace + ": " + err.Error()
 	}
-	r := preflight(ctx, o.Client, ProxyNamespace)
 	var out []verify.NodeState
 	for _, n := range nodes {
 		out = append(out, verify.NodeState{Node: n})

@@ -24,7 +24,6 @@ import (
 	streamhttp "k8s.io/streaming/pkg/httpstream"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
-	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
@@ -112,6 +111,12 @@ func options(c kubernetes.Interface, t Transport) Options {
 		Readers: map[proxyread.Mode]proxyread.Reader{proxyread.ModeNftables: countingReader{&calls}}}
 }
 
+// probe reads the nodes with the rights the caller has.
+func probe(o Options, nodes []*corev1.Node, svcs []verify.Service) []verify.NodeState {
+	ctx := context.Background()
+	return readNodes(ctx, o, preflight(ctx, o.Client, ProxyNamespace), nodes, svcs)
+}
+
 func byNode(states []verify.NodeState) map[string]verify.NodeState {
 	out := map[string]verify.NodeState{}
 	for _, s := range states {
@@ -136,7 +141,7 @@ func TestFindsEachNodesProxy(t *testing.T) {
 		proxyPodOn("other", "n-none", map[string]string{"k8s-app": "coredns"}, corev1.PodRunning),
 	}
 	nodes := []*corev1.Node{readyNode("n-a"), readyNode("n-owned"), readyNode("n-cilium"), readyNode("n-calico"), readyNode("n-pending"), readyNode("n-none"), readyNode("n-both"), notReady}
-	got := byNode(Probe(context.Background(), options(client(nil, objs...), fakeTransport{}), nodes, nil))
+	got := byNode(probe(options(client(nil, objs...), fakeTransport{}), nodes, nil))
 	for node, want := range map[string]string{
 		"n-a": "", "n-owned": "", "n-both": "", "n-cilium": "cilium (Pod kube-system/cilium-x) serves this node's Services: a proxy that is not kube-proxy is not supported",
 		"n-calico": "calico (Pod kube-system/calico-x) serves", "n-pending": "kube-proxy Pod kube-system/kp-pending is Pending, not Running",
@@ -155,7 +160,7 @@ func TestFindsEachNodesProxy(t *testing.T) {
 func TestDeniedTiersNameTheRight(t *testing.T) {
 	c := client(map[string]bool{"create pods/exec": true, "create pods/portforward": true},
 		proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning))
-	st := Probe(context.Background(), options(c, fakeTransport{}), []*corev1.Node{readyNode("n-a")}, nil)[0]
+	st := probe(options(c, fakeTransport{}), []*corev1.Node{readyNode("n-a")}, nil)[0]
 	if st.Healthz.Value == nil || st.Metrics.Denied != "create pods/portforward in kube-system" || st.Rules.Denied != "create pods/exec in kube-system" {
 		t.Fatalf("healthz %+v metrics %+v rules %+v", st.Healthz, st.Metrics, st.Rules)
 	}
@@ -170,7 +175,7 @@ func TestHangingNodeIsBoundedAndOthersVerified(t *testing.T) {
 	c := client(nil, hung, proxyPodOn("kp-b", "n-b", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning))
 	o := options(c, hangOn{pod: "kp-a", config: "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: nftables\n"})
 	start := time.Now()
-	got := byNode(Probe(context.Background(), o, []*corev1.Node{readyNode("n-a"), readyNode("n-b")}, nil))
+	got := byNode(probe(o, []*corev1.Node{readyNode("n-a"), readyNode("n-b")}, nil))
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("took %s with a node timeout of %s", took, o.NodeTimeout)
 	}
@@ -179,11 +184,11 @@ func TestHangingNodeIsBoundedAndOthersVerified(t *testing.T) {
 	}
 	// A configuration without a mode is kube-proxy's Linux default.
 	o = options(c, hangOn{pod: "kp-a", config: "kind: KubeProxyConfiguration\n"})
-	if a := byNode(Probe(context.Background(), o, []*corev1.Node{readyNode("n-a")}, nil))["n-a"]; a.Rules.Err != "no rule reader for kube-proxy's iptables mode" {
+	if a := byNode(probe(o, []*corev1.Node{readyNode("n-a")}, nil))["n-a"]; a.Rules.Err != "no rule reader for kube-proxy's iptables mode" {
 		t.Errorf("no mode in the configuration: %+v", a.Rules)
 	}
 	o = options(c, hangOn{pod: "kp-a", config: "kind: Other\nmode: nftables\n"})
-	if a := byNode(Probe(context.Background(), o, []*corev1.Node{readyNode("n-a")}, nil))["n-a"]; !strings.Contains(a.Rules.Err, "is not a KubeProxyConfiguration") {
+	if a := byNode(probe(o, []*corev1.Node{readyNode("n-a")}, nil))["n-a"]; !strings.Contains(a.Rules.Err, "is not a KubeProxyConfiguration") {
 		t.Errorf("another kind of file: %+v", a.Rules)
 	}
 	if b := got["n-b"]; b.Healthz.Value == nil || b.Rules.Value == nil {
@@ -216,7 +221,7 @@ func (h hangOn) Exec(ns, pod, container string) proxyread.Exec {
 func TestGarbageAnswersAreUnknownWithReason(t *testing.T) {
 	c := client(nil, proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning))
 	tr := fakeTransport{healthz: []byte("\x1b[31mOK"), metrics: []byte("<html>hello</html>")}
-	st := Probe(context.Background(), options(c, tr), []*corev1.Node{readyNode("n-a")}, nil)[0]
+	st := probe(options(c, tr), []*corev1.Node{readyNode("n-a")}, nil)[0]
 	if st.Healthz.Value != nil || !strings.Contains(st.Healthz.Err, "not kube-proxy's health JSON") || strings.ContainsRune(st.Healthz.Err, 0x1b) {
 		t.Errorf("healthz %+v", st.Healthz)
 	}
@@ -226,12 +231,12 @@ func TestGarbageAnswersAreUnknownWithReason(t *testing.T) {
 	if st.Rules.Value != nil || st.Rules.Err != "no rule reader for kube-proxy's iptables mode" {
 		t.Errorf("rules %+v", st.Rules)
 	}
-	rep := verify.Verify(verify.Input{Nodes: []verify.NodeState{st}})
+	rep := verify.Judge(verify.Input{Nodes: []verify.NodeState{st}})
 	if rep.Nodes[0].Status != verify.Unknown {
 		t.Errorf("status %s", rep.Nodes[0].Status)
 	}
 	tr = fakeTransport{err: errors.New("boom\nsecond line " + strings.Repeat("x", 500))}
-	st = Probe(context.Background(), options(c, tr), []*corev1.Node{readyNode("n-a")}, nil)[0]
+	st = probe(options(c, tr), []*corev1.Node{readyNode("n-a")}, nil)[0]
 	if strings.Contains(st.Healthz.Err, "\n") || len(st.Healthz.Err) > 210 {
 		t.Errorf("healthz error not one clipped line: %q", st.Healthz.Err)
 	}
@@ -302,17 +307,9 @@ func TestOneExecReadPerNode(t *testing.T) {
 			Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1", ClusterIPs: []string{"10.96.0.1"}, IPFamilies: []corev1.IPFamily{corev1.IPv4Protocol},
 				Ports: []corev1.ServicePort{{Port: 80, Protocol: corev1.ProtocolTCP}}}}})
 	}
-	Probe(context.Background(), o, []*corev1.Node{readyNode("n-a")}, svcs)
+	probe(o, []*corev1.Node{readyNode("n-a")}, svcs)
 	if calls != 1 {
 		t.Fatalf("%d reads for 50 Services on one node, want 1", calls)
-	}
-}
-
-func TestExitCodes(t *testing.T) {
-	for s, want := range map[verify.Status]int{verify.OK: 0, verify.Drift: 1, verify.Pending: 6, verify.Unknown: 6} {
-		if got := exit.Code(Exit(s)); got != want {
-			t.Errorf("%s: exit %d, want %d", s, got, want)
-		}
 	}
 }
 
@@ -338,7 +335,7 @@ func TestModeFromThePodWithoutMetrics(t *testing.T) {
 	p := proxyPodOn("kp-a", "n-a", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning)
 	p.Spec.Containers[0].Command = []string{"kube-proxy", "--proxy-mode=nftables"}
 	c := client(map[string]bool{"create pods/portforward": true}, p)
-	st := Probe(context.Background(), options(c, fakeTransport{}), []*corev1.Node{readyNode("n-a")}, nil)[0]
+	st := probe(options(c, fakeTransport{}), []*corev1.Node{readyNode("n-a")}, nil)[0]
 	if st.Metrics.Value != nil || st.Rules.Value == nil {
 		t.Fatalf("metrics %+v rules %+v", st.Metrics, st.Rules)
 	}

@@ -2,6 +2,7 @@ package proxyprobe
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
@@ -71,7 +73,7 @@ func TestSettleReadsDriftingNodesAgain(t *testing.T) {
 		o := options(c, fakeTransport{})
 		o.Readers[proxyread.ModeNftables] = lateReader{&calls}
 		r := Run{Options: o, Settle: settle, SyncPeriod: 10 * time.Millisecond}
-		rep, err := r.Verify(context.Background(), []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
+		rep, err := r.Report(context.Background(), []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +89,7 @@ func TestSettleReadsDriftingNodesAgain(t *testing.T) {
 
 func TestNoServicesSelectedReadsNoNode(t *testing.T) {
 	o := options(client(nil), hangOn{pod: "any"})
-	rep, err := Run{Options: o, SyncPeriod: time.Second}.Verify(context.Background(), nil, true)
+	rep, err := Run{Options: o, SyncPeriod: time.Second}.Report(context.Background(), nil, true)
 	if err != nil || rep.Status != verify.OK || len(rep.Nodes) != 0 || rep.Diagnosis != "no Services selected: nothing to verify" {
 		t.Fatalf("%+v, %v", rep, err)
 	}
@@ -125,7 +127,7 @@ func TestNodesAndReplicasReadAtOnce(t *testing.T) {
 	o.NodeTimeout = time.Second
 	o.Readers[proxyread.ModeNftables] = hangReader{}
 	start := time.Now()
-	rep, err := Run{Options: o, SyncPeriod: time.Second}.Verify(context.Background(), []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
+	rep, err := Run{Options: o, SyncPeriod: time.Second}.Report(context.Background(), []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
 	took := time.Since(start)
 	if err != nil || len(rep.Nodes) != 1 || rep.Nodes[0].Status != verify.Unknown || len(rep.DNS) != 1 || rep.DNS[0].Status != "UNKNOWN" {
 		t.Fatalf("%v: nodes %+v dns %+v", err, rep.Nodes, rep.DNS)
@@ -177,12 +179,58 @@ func TestSettleReadsEveryNodeAgainWithTheSlicesOfThen(t *testing.T) {
 	reads := map[string]int{}
 	o := options(c, namedExec{})
 	o.Readers[proxyread.ModeNftables] = perNode{reads}
-	rep, err := Run{Options: o, Settle: true, SyncPeriod: 10 * time.Millisecond}.Verify(context.Background(),
+	rep, err := Run{Options: o, Settle: true, SyncPeriod: 10 * time.Millisecond}.Report(context.Background(),
 		[]syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if reads["n-a"] != 2 || reads["n-b"] != 2 || rep.Status != verify.OK {
 		t.Fatalf("reads %v, run %s: with --settle every node is read again and the second reading reported", reads, rep.Status)
+	}
+}
+
+// A round judges the slices its plans were made from, read once (one list
+// for one Service, one per namespace for several), and the caller's rights
+// are reviewed once a run, not once a tier's user and round.
+func TestOneReadOfTheSlicesARoundAndOneReviewARun(t *testing.T) {
+	for _, services := range []int{1, 2} {
+		svc, objs := webObjects()
+		targets := []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}
+		if services == 2 {
+			api := svc.DeepCopy()
+			api.Name = "api"
+			slice := objs[2].(*discoveryv1.EndpointSlice).DeepCopy()
+			slice.Name, slice.Labels[discoveryv1.LabelServiceName] = "api-abc", "api"
+			objs = append(objs, api, slice)
+			targets = append(targets, syncer.Target{Service: api, Namespace: "shop", Name: "api"})
+		}
+		c := client(nil)
+		for _, o := range append(objs, dnsPod("dns-a")) {
+			if err := c.Tracker().Add(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var lists, reviews atomic.Int32
+		c.PrependReactor("list", "endpointslices", func(k8stesting.Action) (bool, runtime.Object, error) {
+			lists.Add(1)
+			return false, nil, nil
+		})
+		c.PrependReactor("create", "selfsubjectaccessreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
+			reviews.Add(1)
+			return false, nil, nil
+		})
+		calls := 0
+		o := options(c, fakeTransport{})
+		o.Readers[proxyread.ModeNftables] = lateReader{&calls}
+		rep, err := Run{Options: o, Settle: true, SyncPeriod: 10 * time.Millisecond, Domain: "cluster.local"}.Report(context.Background(), targets, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 2 || len(rep.Services) != services || rep.Services[0].Plan != verify.PlanAgrees {
+			t.Fatalf("%d Services: %d rounds, services %+v; want a drift settled in a second round", services, calls, rep.Services)
+		}
+		if lists.Load() != 2 || reviews.Load() != 3 {
+			t.Errorf("%d Services, two rounds: %d lists of the slices (want 2, one a round), %d access reviews (want 3, one a tier, once)", services, lists.Load(), reviews.Load())
+		}
 	}
 }

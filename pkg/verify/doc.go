@@ -1,10 +1,11 @@
 // Package verify judges whether each node's service proxy programmed what
-// the API says, the pure core of `kubectl slices verify`. It takes values
-// (the Services, their EndpointSlices, the Nodes, and what each node's
-// tiers answered: kube-proxy's /healthz, its health check node port counts,
-// its metrics, the rules read by pkg/proxyread, or why each is missing) and
-// returns a row per node, a row per Service and a diagnosis with the next
-// command to run.
+// the API says, and each DNS replica answers it, the pure core of `kubectl
+// slices verify`. Judge takes values (the Services, their EndpointSlices
+// and plans, the Nodes, what each node's tiers answered: kube-proxy's
+// /healthz, its health check node port counts, its metrics, the rules read
+// by pkg/proxyread, and what each DNS replica answered, or why each is
+// missing) and returns a row per node, a row per DNS replica, a row per
+// Service and a diagnosis with the next command to run.
 //
 // The expected side is pkg/proxyexpect's, per node. The comparison names
 // each missing and extra endpoint of a policy chain, a missing cluster IP
@@ -23,6 +24,11 @@
 // (NotReady, no kube-proxy Pod, a proxy that is not kube-proxy, a tier the
 // caller may not use, an answer that was too large, too slow or garbage),
 // unless what was read already shows drift.
+//
+// A DNS replica's answers are held against pkg/dnsexpect's questions
+// (DNSQuestions, which the caller asks) per Service, each with its own
+// last change, and combined into the replica's verdict; one that could not
+// be asked is UNKNOWN with the reason.
 //
 // It also parses what a node answers (the healthz JSON, a health check
 // answer, the Prometheus text of kube-proxy's metrics, /proxyMode)

@@ -67,7 +67,7 @@ func healthyNode(n *corev1.Node, r proxyread.Reading, lastSync time.Time) NodeSt
 }
 
 func run(svcs []Service, nodes ...NodeState) Report {
-	return Verify(Input{Services: svcs, Nodes: nodes, Now: t0, HealthTimeout: time.Minute, Target: "svc/web"})
+	return Judge(Input{Services: svcs, Nodes: nodes, Now: t0, HealthTimeout: time.Minute, Target: "svc/web"})
 }
 
 const (

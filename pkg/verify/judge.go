@@ -11,9 +11,10 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
 )
 
-// Verify judges every node against the Services and returns the report,
-// nodes in name order.
-func Verify(in Input) Report {
+// Judge judges every node and DNS replica against the Services, and each
+// Service's slices against its plan, and returns the report, nodes and
+// replicas in name order.
+func Judge(in Input) Report {
 	since := make([]*time.Time, len(in.Services))
 	var rep Report
 	for i, s := range in.Services {
@@ -32,8 +33,7 @@ func Verify(in Input) Report {
 		rep.Nodes = append(rep.Nodes, judgeNode(in, since, n))
 	}
 	slices.SortFunc(rep.Nodes, func(a, b NodeRow) int { return strings.Compare(a.Node, b.Node) })
-	rep.DNS = append([]DNSRow(nil), in.DNS...)
-	slices.SortStableFunc(rep.DNS, func(a, b DNSRow) int { return strings.Compare(a.Replica, b.Replica) })
+	rep.DNS = judgeDNS(in)
 	rep.Status = overall(append(append([]NodeRow(nil), rep.Nodes...), dnsAsRows(rep.DNS)...))
 	switch {
 	case rep.Status != Drift && slices.ContainsFunc(rep.Services, func(r ServiceRow) bool { return r.Plan == PlanDiffers }):

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 )
 
@@ -123,11 +122,11 @@ func TestPendingWithoutMetricsWithinHealthTimeout(t *testing.T) {
 	st := healthyNode(n, r, t0)
 	st.Metrics = Denied[Metrics]("create pods/portforward in kube-system")
 	in := Input{Services: svcs, Nodes: []NodeState{st}, Now: t0, HealthTimeout: time.Minute}
-	if got := Verify(in).Nodes[0].Status; got != Pending {
+	if got := Judge(in).Nodes[0].Status; got != Pending {
 		t.Fatalf("a change 10s old, health timeout 1m: %s, want PENDING", got)
 	}
 	in.HealthTimeout = 5 * time.Second
-	if got := Verify(in).Nodes[0].Status; got != Drift {
+	if got := Judge(in).Nodes[0].Status; got != Drift {
 		t.Fatalf("a change 10s old, health timeout 5s: %s, want DRIFT", got)
 	}
 }
@@ -244,25 +243,6 @@ func TestSlicesThatDifferFromThePlan(t *testing.T) {
 	}
 }
 
-func TestDNSRowsCountInTheRun(t *testing.T) {
-	svcs := []Service{web("10.0.0.1")}
-	n := node("node-a")
-	in := Input{Services: svcs, Nodes: []NodeState{healthyNode(n, programmed(svcs, n), t0)}, Now: t0, HealthTimeout: time.Minute,
-		DNS: []DNSRow{{Replica: "kube-system/coredns-b", Result: dnsexpect.Result{Status: dnsexpect.OK}},
-			{Replica: "kube-system/coredns-a", Result: dnsexpect.Result{Status: dnsexpect.Drift, Reason: "web.default.svc.cluster.local A lacks 10.0.0.1"}}}}
-	rep := Verify(in)
-	if rep.Status != Drift || rep.DNS[0].Replica != "kube-system/coredns-a" {
-		t.Fatalf("run %s, dns %+v", rep.Status, rep.DNS)
-	}
-	if rep.Diagnosis != "DNS replica kube-system/coredns-a: web.default.svc.cluster.local A lacks 10.0.0.1" || rep.Next != "kubectl logs -n kube-system coredns-a --since=1h" {
-		t.Errorf("diagnosis %q next %q", rep.Diagnosis, rep.Next)
-	}
-	in.DNS[1].Status = dnsexpect.Unknown
-	if rep := Verify(in); rep.Status != Unknown || !strings.HasPrefix(rep.Diagnosis, "DNS replica kube-system/coredns-a") {
-		t.Errorf("an unknown replica: %s %q", rep.Status, rep.Diagnosis)
-	}
-}
-
 func TestDispatchTargetAndNoEndpointsVerdict(t *testing.T) {
 	n := node("node-a")
 	svcs := []Service{web("10.0.0.1")}
@@ -353,7 +333,7 @@ func TestPendingEndsAtTheHealthTimeout(t *testing.T) {
 		want    Status
 	}{{time.Minute, Pending}, {5 * time.Second, Drift}} {
 		in := Input{Services: svcs, Nodes: []NodeState{healthyNode(n, r, changed.Add(-time.Hour))}, Now: t0, HealthTimeout: tc.timeout}
-		if got := Verify(in).Nodes[0].Status; got != tc.want {
+		if got := Judge(in).Nodes[0].Status; got != tc.want {
 			t.Errorf("health timeout %s: %s, want %s", tc.timeout, got, tc.want)
 		}
 	}

@@ -40,7 +40,7 @@ const (
 	TierRules   = "rules"
 )
 
-// Input is everything verify judges.
+// Input is everything Judge judges: one reading of the cluster.
 type Input struct {
 	Services []Service
 	Nodes    []NodeState
@@ -48,15 +48,21 @@ type Input struct {
 	// (twice its sync period) for when no last sync time is known.
 	Now           time.Time
 	HealthTimeout time.Duration
-	// DNS are the DNS replicas' verdicts, when they were read.
-	DNS []DNSRow
+	// DNS is what each DNS replica answered, when they were read; Domain
+	// is the cluster domain they serve, DNSTiming how long a replica may
+	// serve an older answer (from the Corefile; Judge sets its Changed and
+	// Now per Service and replica).
+	DNS       []DNSReading
+	Domain    string
+	DNSTiming dnsexpect.Timing
 	// Target is how the command was given its Services ("svc/web -n
 	// default", "-A"), for the next command it suggests.
 	Target string
 }
 
 // Service is one selected Service and its slices as listed, and the
-// slices its plan leaves (what the controller should publish).
+// slices its plan, made from those same slices, leaves (what the
+// controller should publish).
 type Service struct {
 	Service *corev1.Service
 	Slices  []*discoveryv1.EndpointSlice
@@ -142,7 +148,7 @@ type Report struct {
 	Status   Status       `json:"status"`
 	Services []ServiceRow `json:"services"`
 	Nodes    []NodeRow    `json:"nodes"`
-	// DNS holds a row per DNS replica, Input.DNS in replica order.
+	// DNS holds a row per DNS replica of Input.DNS, in replica order.
 	DNS       []DNSRow `json:"dns,omitempty"`
 	Diagnosis string   `json:"diagnosis"`
 	Next      string   `json:"next,omitempty"`
@@ -169,8 +175,8 @@ type ServiceRow struct {
 }
 
 // DNSRow is one DNS replica's verdict over the selected Services
-// (pkg/dnsexpect's Result, e.g. from dnsread.Check), with which replica it
-// is. Its status counts in the run's as a node's does.
+// (pkg/dnsexpect's Result, combined over the Services), with which replica
+// it is. Its status counts in the run's as a node's does.
 type DNSRow struct {
 	// Replica is "namespace/name" of the DNS Pod, Address what was asked.
 	Replica string `json:"replica"`

@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyprobe"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+)
+
+// addVerifyFlags registers verify's flags: -o into output, the rest into r.
+func addVerifyFlags(cmd *cobra.Command, output *string, r *proxyprobe.Run) {
+	f := cmd.Flags()
+	f.StringVarP(output, "output", "o", "", "Output format: json or yaml, with the evidence read (default: for people)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	f.DurationVar(&r.NodeTimeout, "node-timeout", 10*time.Second, "The longest all of one node's reads may take; a node slower than that is UNKNOWN")
+	f.IntVar(&r.Concurrency, "concurrency", 8, "How many nodes are read at once")
+	f.Int64Var(&r.Limit, "max-answer-size", 32<<20, "The most bytes read from any one answer of a node")
+	f.BoolVar(&r.Settle, "settle", false, "When something drifts, read every node and DNS replica again, once, after --sync-period, and report that reading")
+	f.StringVar(&r.Domain, "cluster-domain", "cluster.local", "The cluster domain the DNS replicas serve")
+	f.DurationVar(&r.SyncPeriod, "sync-period", 30*time.Second, "kube-proxy's sync period (its health timeout is twice it)")
+}
+
+// validateVerifyFlags checks the flags before anything is read.
+func validateVerifyFlags(output string, r proxyprobe.Run) error {
+	if output != "" && output != "json" && output != "yaml" {
+		return exit.Usagef("-o must be json or yaml, got %q", output)
+	}
+	if r.NodeTimeout <= 0 || r.Concurrency <= 0 || r.Limit <= 0 || r.SyncPeriod <= 0 {
+		return exit.Usagef("--node-timeout, --concurrency, --max-answer-size and --sync-period must be positive")
+	}
+	return nil
+}
+
+// verifyWords is the selection as the user would type it again, for the
+// next command a report suggests.
+func verifyWords(argv []string, sel syncer.Selection) string {
+	w := append([]string(nil), argv...)
+	if sel.Selector != "" {
+		w = append(w, "-l", sel.Selector)
+	}
+	if sel.All {
+		w = append(w, "--all")
+	}
+	if sel.AllNamespaces {
+		return strings.Join(append(w, "-A"), " ")
+	}
+	return strings.Join(append(w, "-n", sel.Namespace), " ")
+}
+
+// verifyError words what the probe's run failed with as every command
+// words it: a read of the API about a Service (or the Nodes) as Describe
+// does, the run's context ending as the interrupt.
+func verifyError(ctx context.Context, err error) error {
+	var re *proxyprobe.ReadError
+	switch {
+	case errors.As(err, &re):
+		err = exit.Describe(re.Namespace, re.Name, re.Err)
+	case errors.Is(err, context.Canceled):
+		err = exit.FromSignal(ctx)
+	}
+	return exit.InterruptWins(ctx, err)
+}
+
+// verifyExit is the run's exit code: agree 0, drift exit.Changes, could
+// not verify (UNKNOWN or PENDING) exit.NotVerified.
+func verifyExit(s verify.Status) error {
+	switch s {
+	case verify.OK:
+		return nil
+	case verify.Drift:
+		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
+	}
+	return &exit.Error{Code: exit.NotVerified, Err: exit.ErrPrinted}
+}

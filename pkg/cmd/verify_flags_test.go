@@ -1,0 +1,40 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/proxyprobe"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+)
+
+func TestVerifyExitCodes(t *testing.T) {
+	for s, want := range map[verify.Status]int{verify.OK: 0, verify.Drift: 1, verify.Pending: 6, verify.Unknown: 6} {
+		if got := exit.Code(verifyExit(s)); got != want {
+			t.Errorf("%s: exit %d, want %d", s, got, want)
+		}
+	}
+}
+
+// The probe's errors are worded here, as every command words them.
+func TestVerifyErrorWording(t *testing.T) {
+	ctx := context.Background()
+	nf := apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, "nope")
+	err := verifyError(ctx, &proxyprobe.ReadError{Namespace: "shop", Name: "nope", Err: nf})
+	if exit.Code(err) != exit.NotFound || !strings.Contains(err.Error(), "service shop/nope not found") {
+		t.Errorf("a target not found: exit %d, %v", exit.Code(err), err)
+	}
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New(`User "u" cannot list resource "nodes"`))
+	if err := verifyError(ctx, &proxyprobe.ReadError{Err: forbidden}); exit.Code(err) != exit.API {
+		t.Errorf("the Nodes forbidden: exit %d, %v", exit.Code(err), err)
+	}
+	if err := verifyError(ctx, context.Canceled); exit.Code(err) != 130 {
+		t.Errorf("interrupted while settling: exit %d, %v", exit.Code(err), err)
+	}
+}
