@@ -2,24 +2,35 @@ package english
 
 import (
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // ClipLen is how much of an echoed input a one-line message quotes.
 const ClipLen = 200
 
+// ClipTail is the most Clip adds past max bytes: "... (N more bytes)"
+// with N of up to 19 digits. A caller held to a total length clips to
+// that length less ClipTail.
+const ClipTail = len("... ( more bytes)") + 19
+
 // Clip cuts s, an input a message echoes (a label value, a selector, an
-// error quoting either), to its first max bytes on a rune boundary and says
-// how many were left out, so that a message stays short however large the
-// input: Clip("abcdef", 3) is "abc... (3 more bytes)".
+// error quoting either, what a node answered), to its first max bytes on
+// a rune boundary and says how many were left out, so that a message
+// stays short however large the input: Clip("abcdef", 3) is "abc... (3
+// more bytes)". What it keeps is made safe to print on one line: a space
+// for each whitespace character (a newline cannot forge a line), "?" for
+// every other character that is not printable (an escape sequence cannot
+// move the cursor) and for each byte that is not UTF-8.
 func Clip(s string, max int) string {
 	head, more := cut(s, max)
-	return head + more
+	return printable(head) + more
 }
 
 // QuoteClip is s Go-quoted as %q quotes it, cut as Clip cuts it, with the
 // count outside the quotes: QuoteClip("abcdef", 3) is `"abc"... (3 more
-// bytes)`.
+// bytes)`. Quoting escapes what Clip would replace.
 func QuoteClip(s string, max int) string {
 	head, more := cut(s, max)
 	return strconv.Quote(head) + more
@@ -32,8 +43,34 @@ func cut(s string, max int) (string, string) {
 		return s, ""
 	}
 	n := max
-	for n > 0 && !utf8.RuneStart(s[n]) {
+	if n < 0 {
+		n = 0
+	}
+	// A rune is at most utf8.UTFMax bytes long: past that, the bytes
+	// backed over are no rune's, and printable replaces them.
+	for back := 1; back < utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]); back++ {
 		n--
 	}
 	return s[:n], "... (" + strconv.Itoa(len(s)-n) + " more bytes)"
+}
+
+// printable replaces in s what could break a one-line message.
+func printable(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1: // a byte that is not UTF-8
+			b.WriteByte('?')
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		case !unicode.IsPrint(r):
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+		s = s[size:]
+	}
+	return b.String()
 }

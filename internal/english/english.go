@@ -1,6 +1,8 @@
 // Package english words the counts of messages and reports ("1 slice",
-// "3 slices"), and clips the inputs a message echoes (Clip, QuoteClip). It is pure (the standard library only), so the pure planners
-// may use it.
+// "3 slices"), and clips the inputs a message echoes (Clip, QuoteClip):
+// every message that quotes what a user, a file, the API or a node gave
+// clips it here, short and printable on one line. It is pure (the
+// standard library only), so the pure planners may use it.
 package english
 
 import "strconv"

@@ -1,6 +1,11 @@
 package english
 
-import "testing"
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestPlural(t *testing.T) {
 	for _, tc := range []struct {
@@ -18,6 +23,11 @@ func TestClip(t *testing.T) {
 		{"abc", "abc", `"abc"`},
 		{"abcdef", "abcd... (2 more bytes)", `"abcd"... (2 more bytes)`},
 		{"aé€x", "aé... (4 more bytes)", `"aé"... (4 more bytes)`}, // the cut at 4 falls inside €: back to 3
+		{"a\nb", "a b", `"a\nb"`},        // a newline cannot forge a line
+		{"\x1b[2J", "?[2J", `"\x1b[2J"`}, // nor an escape sequence move the cursor
+		{"a\xffb", "a?b", `"a\xffb"`},    // a byte that is not UTF-8
+		{"\u202ea", "?a", `"\u202ea"`},   // a bidi override
+		{"\x80\x80\x80\x80\x80\x80", "?... (5 more bytes)", `"\x80"... (5 more bytes)`}, // garbage: backs up at most 3 bytes
 	} {
 		if got := Clip(c.in, 4); got != c.clip {
 			t.Errorf("Clip(%q) = %q, want %q", c.in, got, c.clip)
@@ -25,5 +35,18 @@ func TestClip(t *testing.T) {
 		if got := QuoteClip(c.in, 4); got != c.quote {
 			t.Errorf("QuoteClip(%q) = %q, want %q", c.in, got, c.quote)
 		}
+	}
+}
+
+// A caller held to a total length (an admission warning) clips to it
+// less ClipTail, whatever the input's size.
+func TestClipTail(t *testing.T) {
+	const total = 100
+	s := strings.Repeat("é", 1000)
+	if got := Clip(s, total-ClipTail); len(got) > total {
+		t.Fatalf("%d bytes", len(got))
+	}
+	if got := "... (" + strconv.Itoa(math.MaxInt64) + " more bytes)"; len(got) != ClipTail {
+		t.Fatalf("the longest tail is %d bytes, ClipTail %d", len(got), ClipTail)
 	}
 }

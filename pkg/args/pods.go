@@ -46,7 +46,7 @@ func Pods(args []string) ([]string, error) {
 	for _, a := range args {
 		typ, name, _ := strings.Cut(a, "/")
 		if !IsPodType(typ) {
-			return nil, exit.Usagef("%s is not a Pod: name every Pod as pod/NAME (explain takes Pods or one Service, not both)", exit.Quote(english.Clip(a, english.ClipLen)))
+			return nil, exit.Usagef("%s is not a Pod: name every Pod as pod/NAME (explain takes Pods or one Service, not both)", english.Clip(exit.Quote(a), english.ClipLen))
 		}
 		// The API server names Pods by DNS-1123 subdomains.
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {

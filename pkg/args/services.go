@@ -35,7 +35,7 @@ func Services(args []string) ([]string, error) {
 		case !hasType:
 			name = typ
 		case !IsServiceType(typ):
-			return nil, exit.Usagef("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", exit.Quote(english.Clip(a, english.ClipLen)))
+			return nil, exit.Usagef("%s is not a Service: kubectl slices works on Services (svc/NAME, service/NAME or NAME)", english.Clip(exit.Quote(a), english.ClipLen))
 		}
 		// The API server names Services by DNS-1035 labels; anything else
 		// ("..", "a/b", "Web") cannot exist and is refused before a request.

@@ -267,7 +267,7 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			return fmt.Errorf("%s: document %d: %v", source, i+1, clip(err.Error()))
+			return fmt.Errorf("%s: document %d: %v", source, i+1, english.Clip(err.Error(), english.ClipLen))
 		}
 		if len(bytes.TrimSpace(doc)) == 0 || string(bytes.TrimSpace(doc)) == "null" {
 			continue
@@ -278,19 +278,13 @@ func (r *localReader) decode(ctx context.Context, source string, data []byte) er
 	}
 }
 
-// clip cuts a message that may echo the input (a whole object, another
-// file's contents through a symlink) to its first 200 bytes, on one line.
-func clip(s string) string {
-	return strings.Join(strings.Fields(english.Clip(s, english.ClipLen)), " ")
-}
-
 // object decodes one object, expanding a List. An item of a typed list
 // (PodList, as the API and `kubectl cluster-info dump` write them) may carry
 // no kind and apiVersion: it has those of its list, as given in of.
 func (r *localReader) object(source string, raw json.RawMessage, of header) error {
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
-		return fmt.Errorf("%s: %v in %s", source, clip(err.Error()), clip(string(raw)))
+		return fmt.Errorf("%s: %v in %s", source, english.Clip(err.Error(), english.ClipLen), english.Clip(string(raw), english.ClipLen))
 	}
 	if h.Kind == "" {
 		h.Kind = of.Kind
@@ -299,10 +293,10 @@ func (r *localReader) object(source string, raw json.RawMessage, of header) erro
 		h.APIVersion = of.APIVersion
 	}
 	if h.Kind == "" {
-		return fmt.Errorf("%s: an object has no kind: %s", source, clip(string(raw)))
+		return fmt.Errorf("%s: an object has no kind: %s", source, english.Clip(string(raw), english.ClipLen))
 	}
 	if h.APIVersion == "" {
-		return fmt.Errorf("%s: a %s has no apiVersion: %s", source, h.Kind, clip(string(raw)))
+		return fmt.Errorf("%s: a %s has no apiVersion: %s", source, h.Kind, english.Clip(string(raw), english.ClipLen))
 	}
 	if strings.HasSuffix(h.Kind, "List") && h.Items != nil {
 		items := header{Kind: strings.TrimSuffix(h.Kind, "List"), APIVersion: h.APIVersion}
@@ -318,7 +312,7 @@ func (r *localReader) object(source string, raw json.RawMessage, of header) erro
 		return nil // other kinds (Deployments, ConfigMaps) are not the planner's
 	}
 	if h.APIVersion != want {
-		return fmt.Errorf("%s: %s has apiVersion %q, want %q", source, h.Kind, clip(h.APIVersion), want)
+		return fmt.Errorf("%s: %s has apiVersion %q, want %q", source, h.Kind, english.Clip(h.APIVersion, english.ClipLen), want)
 	}
 	var target any
 	switch h.Kind {
@@ -334,7 +328,7 @@ func (r *localReader) object(source string, raw json.RawMessage, of header) erro
 		target = &corev1.Endpoints{}
 	}
 	if err := json.Unmarshal(raw, target); err != nil {
-		return fmt.Errorf("%s: %s: %v", source, h.Kind, clip(err.Error()))
+		return fmt.Errorf("%s: %s: %v", source, h.Kind, english.Clip(err.Error(), english.ClipLen))
 	}
 	return r.add(source, h.Kind, target)
 }

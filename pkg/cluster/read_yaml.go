@@ -10,6 +10,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -32,7 +33,7 @@ func (r *localReader) decodeYAML(ctx context.Context, source string, data []byte
 		}
 		doc, err := docs.Read()
 		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: document %d: %v", source, i+1, clip(err.Error()))
+			return fmt.Errorf("%s: document %d: %v", source, i+1, english.Clip(err.Error(), english.ClipLen))
 		}
 		if len(doc) != 0 {
 			if derr := r.yamlDocument(ctx, source, i, doc); derr != nil {
@@ -103,7 +104,7 @@ func (r *localReader) yamlDocument(ctx context.Context, source string, i int, do
 	}
 	var raw json.RawMessage
 	if err := sigsyaml.Unmarshal(doc, &raw); err != nil {
-		return fmt.Errorf("%s: document %d: %v", source, i+1, clip(err.Error()))
+		return fmt.Errorf("%s: document %d: %v", source, i+1, english.Clip(err.Error(), english.ClipLen))
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		return nil

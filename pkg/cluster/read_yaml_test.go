@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -29,7 +30,7 @@ func wholeDecode(t *testing.T, in string) (*Manifests, error) {
 			return r.m, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("in: document %d: %v", i+1, clip(err.Error()))
+			return nil, fmt.Errorf("in: document %d: %v", i+1, english.Clip(err.Error(), english.ClipLen))
 		}
 		if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 			continue

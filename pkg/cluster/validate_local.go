@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	corev1 "k8s.io/api/core/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -20,12 +21,12 @@ import (
 func (m *Manifests) Validate() error {
 	for _, s := range m.Services {
 		if errs := validateService(s); len(errs) > 0 {
-			return fmt.Errorf("service %s/%s: %s", s.Namespace, s.Name, clip(errs[0].Error()))
+			return fmt.Errorf("service %s/%s: %s", s.Namespace, s.Name, english.Clip(errs[0].Error(), english.ClipLen))
 		}
 	}
 	for _, p := range m.Pods {
 		if errs := validatePod(p); len(errs) > 0 {
-			return fmt.Errorf("pod %s/%s: %s", p.Namespace, p.Name, clip(errs[0].Error()))
+			return fmt.Errorf("pod %s/%s: %s", p.Namespace, p.Name, english.Clip(errs[0].Error(), english.ClipLen))
 		}
 	}
 	return nil

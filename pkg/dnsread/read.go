@@ -14,6 +14,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 )
 
@@ -76,7 +77,7 @@ func Ask(ctx context.Context, dial Dial, qs []dnsexpect.Question, lim Limits) []
 	}
 	conn, err := dial(ctx)
 	if err != nil {
-		return failed(0, "connect: "+oneLine(err))
+		return failed(0, "connect: "+reason(err))
 	}
 	defer conn.Close()
 	// Closing the connection when ctx ends unblocks a read or write.
@@ -87,14 +88,14 @@ func Ask(ctx context.Context, dial Dial, qs []dnsexpect.Question, lim Limits) []
 			return failed(i, fmt.Sprintf("not asked: more than %d questions", lim.MaxQuestions))
 		}
 		if ctx.Err() != nil {
-			return failed(i, "not asked: "+oneLine(context.Cause(ctx)))
+			return failed(i, "not asked: "+reason(context.Cause(ctx)))
 		}
 		a, fatal := exchange(conn, q, uint16(i+1), lim)
 		if fatal != nil {
 			if ctx.Err() != nil {
 				fatal = context.Cause(ctx)
 			}
-			return failed(i, oneLine(fatal))
+			return failed(i, reason(fatal))
 		}
 		out = append(out, a)
 	}
@@ -115,7 +116,7 @@ func exchange(conn net.Conn, q dnsexpect.Question, id uint16, lim Limits) (dnsex
 	m.Question = []dns.Question{{Name: dns.Fqdn(q.Name), Qtype: qtype, Qclass: dns.ClassINET}}
 	wire, err := m.Pack()
 	if err != nil {
-		return dnsexpect.Answer{Name: q.Name, Type: q.Type, Err: "query: " + oneLine(err)}, nil
+		return dnsexpect.Answer{Name: q.Name, Type: q.Type, Err: "query: " + reason(err)}, nil
 	}
 	_ = conn.SetDeadline(time.Now().Add(lim.PerQuestion))
 	frame := binary.BigEndian.AppendUint16(nil, uint16(len(wire)))
@@ -145,12 +146,12 @@ func Parse(q dnsexpect.Question, id uint16, raw []byte, maxRecords int) (a dnsex
 	a = dnsexpect.Answer{Name: q.Name, Type: q.Type}
 	defer func() {
 		if r := recover(); r != nil {
-			a = dnsexpect.Answer{Name: q.Name, Type: q.Type, Err: fmt.Sprintf("malformed answer: %v", r)}
+			a = dnsexpect.Answer{Name: q.Name, Type: q.Type, Err: "malformed answer: " + english.Clip(fmt.Sprint(r), english.ClipLen)}
 		}
 	}()
 	m := new(dns.Msg)
 	if err := m.Unpack(raw); err != nil {
-		a.Err = "malformed answer: " + oneLine(err)
+		a.Err = "malformed answer: " + reason(err)
 		return a
 	}
 	switch {
@@ -211,17 +212,14 @@ func record(rr dns.RR) (dnsexpect.Record, bool) {
 	return dnsexpect.Record{}, false
 }
 
-// oneLine is err's text on one line, at most 200 bytes, for a reason column.
-func oneLine(err error) string {
+// reason is err as a reason column words it: a deadline as "timed out",
+// anything else clipped to one short line.
+func reason(err error) string {
 	if err == nil {
 		return ""
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timed out"
 	}
-	s := strings.Join(strings.Fields(err.Error()), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return english.Clip(err.Error(), english.ClipLen)
 }

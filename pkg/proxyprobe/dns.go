@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
@@ -35,7 +36,7 @@ func readDNS(ctx context.Context, o Options, r rights, domain string, svcs []ver
 	case apierrors.IsForbidden(err):
 		return []verify.DNSReading{{Replica: ProxyNamespace + "/(" + DNSLabel + ")", Unreadable: "forbidden: needs list pods in " + ProxyNamespace}}, dnsexpect.Timing{}
 	case err != nil:
-		return []verify.DNSReading{{Replica: ProxyNamespace + "/(" + DNSLabel + ")", Unreadable: "cannot list the DNS Pods: " + oneLine(err.Error())}}, dnsexpect.Timing{}
+		return []verify.DNSReading{{Replica: ProxyNamespace + "/(" + DNSLabel + ")", Unreadable: "cannot list the DNS Pods: " + english.Clip(err.Error(), english.ClipLen)}}, dnsexpect.Timing{}
 	}
 	timing := corefileTiming(ctx, o, domain)
 	var all []dnsexpect.Question
@@ -72,7 +73,7 @@ func askReplica(ctx context.Context, o Options, p *corev1.Pod, denied string, qs
 		if rctx.Err() != nil {
 			err = fmt.Errorf("no answer within the node timeout (%s)", o.NodeTimeout)
 		}
-		return verify.DNSReading{Replica: name, Unreadable: "port-forward to TCP 53: " + oneLine(err.Error())}
+		return verify.DNSReading{Replica: name, Unreadable: "port-forward to TCP 53: " + english.Clip(err.Error(), english.ClipLen)}
 	}
 	defer stop()
 	answers := dnsread.Ask(rctx, dial, qs, dnsread.Limits{MaxQuestions: max(len(qs), 4096)})

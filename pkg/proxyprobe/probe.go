@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -16,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
@@ -202,9 +202,9 @@ func result[T any](ctx context.Context, within time.Duration, err error, parse f
 		// pass a moment before the ctx says so.
 		return verify.Result[T]{Err: fmt.Sprintf("no answer within %s", within)}
 	case apierrors.IsForbidden(err):
-		return verify.Result[T]{Err: "forbidden: " + oneLine(err.Error())}
+		return verify.Result[T]{Err: "forbidden: " + english.Clip(err.Error(), english.ClipLen)}
 	}
-	return verify.Result[T]{Err: oneLine(err.Error())}
+	return verify.Result[T]{Err: english.Clip(err.Error(), english.ClipLen)}
 }
 
 // orStatus tells the API server's own failure to reach the Pod (a
@@ -221,19 +221,4 @@ func orStatus(err error, status int, body []byte) error {
 		return fmt.Errorf("forbidden: %s", st.Message)
 	}
 	return fmt.Errorf("the API server could not reach the Pod: %s", st.Message)
-}
-
-// oneLine keeps an error's first line, at most 200 bytes, so that an
-// answer quoted in it cannot flood the row.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
 }

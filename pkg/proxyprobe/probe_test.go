@@ -23,6 +23,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	streamhttp "k8s.io/streaming/pkg/httpstream"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
@@ -237,7 +238,7 @@ func TestGarbageAnswersAreUnknownWithReason(t *testing.T) {
 	}
 	tr = fakeTransport{err: errors.New("boom\nsecond line " + strings.Repeat("x", 500))}
 	st = probe(options(c, tr), []*corev1.Node{readyNode("n-a")}, nil)[0]
-	if strings.Contains(st.Healthz.Err, "\n") || len(st.Healthz.Err) > 210 {
+	if strings.Contains(st.Healthz.Err, "\n") || len(st.Healthz.Err) > english.ClipLen+english.ClipTail {
 		t.Errorf("healthz error not one clipped line: %q", st.Healthz.Err)
 	}
 }

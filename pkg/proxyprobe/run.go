@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -129,7 +130,7 @@ func (r Run) services(ctx context.Context, targets []syncer.Target, allNamespace
 		s := verify.Service{Service: targets[i].Service, Slices: byName(o.Input.Slices)}
 		switch {
 		case o.Err != nil:
-			s.PlanUnknown, s.PlanFailed = "cannot plan: "+oneLine(o.Err.Error()), true
+			s.PlanUnknown, s.PlanFailed = "cannot plan: "+english.Clip(o.Err.Error(), english.ClipLen), true
 		case o.Plan == nil:
 			s.PlanUnknown, s.PlanFailed = "no plan", true
 		case !o.Plan.Service.Planned():

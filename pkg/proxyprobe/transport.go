@@ -20,9 +20,9 @@ import (
 	"k8s.io/client-go/transport/spdy"
 	"k8s.io/streaming/pkg/httpstream"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
-	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
 )
 
 // Transport is the I/O towards one node's kube-proxy Pod, every call
@@ -211,7 +211,7 @@ func (t *REST) Exec(ns, pod, container string) proxyread.Exec {
 		}
 		if err := ex.StreamWithContext(ctx, opts); err != nil {
 			if errOut.Len() > 0 {
-				return nil, fmt.Errorf("%w: %s", err, verify.Clip(errOut.Bytes()))
+				return nil, fmt.Errorf("%w: %s", err, english.QuoteClip(errOut.String(), english.ClipLen))
 			}
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
 )
 
@@ -169,7 +170,7 @@ func iptKey(w Want) (dest string, protoPort [2]string, err error) {
 	}
 	c := proxyexpect.IptablesChains(w.Ref)
 	if !iptName(c.Cluster) || !iptName(c.Local) {
-		return "", protoPort, fmt.Errorf("chain name %q is not one kube-proxy writes", clip(c.Cluster))
+		return "", protoPort, fmt.Errorf("chain name %q is not one kube-proxy writes", english.Clip(c.Cluster, clipLen))
 	}
 	return fmt.Sprintf("%s/%d", ip, ip.BitLen()), [2]string{proto, port}, nil
 }
@@ -223,7 +224,7 @@ func iptChain(a answer, name string, lim Limits) Chain {
 		to := r.opt("--to-destination")
 		ep, err := addrPort(to, ":")
 		if err != nil {
-			ch.Unreadable = "a DNAT rule not understood: " + clip(r.line)
+			ch.Unreadable = "a DNAT rule not understood: " + english.Clip(r.line, clipLen)
 			return ch
 		}
 		eps = append(eps, ep)

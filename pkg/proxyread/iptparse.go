@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // iptRule is one "-A CHAIN ..." line of `iptables -S`, split into words
@@ -35,7 +37,7 @@ func iptParse(line string) (iptRule, error) {
 		return iptRule{}, err
 	}
 	if len(w) < 2 || w[0] != "-A" {
-		return iptRule{}, fmt.Errorf("not a rule: %s", clip(line))
+		return iptRule{}, fmt.Errorf("not a rule: %s", english.Clip(line, clipLen))
 	}
 	r := iptRule{line: line, chain: w[1], words: w}
 	for i := 2; i+1 < len(w); i++ {
@@ -75,7 +77,7 @@ func iptWords(line string) ([]string, error) {
 		}
 	}
 	if quoted {
-		return nil, fmt.Errorf("an unterminated quote: %s", clip(line))
+		return nil, fmt.Errorf("an unterminated quote: %s", english.Clip(line, clipLen))
 	}
 	if inWord {
 		words = append(words, cur.String())
@@ -94,7 +96,7 @@ func iptRules(a answer, name string) ([]iptRule, error) {
 			continue
 		case !head:
 			if l != "-N "+name {
-				return nil, fmt.Errorf("not a listing of chain %s: %s", name, clip(l))
+				return nil, fmt.Errorf("not a listing of chain %s: %s", name, english.Clip(l, clipLen))
 			}
 			head = true
 			continue
@@ -104,7 +106,7 @@ func iptRules(a answer, name string) ([]iptRule, error) {
 			return nil, err
 		}
 		if r.chain != name {
-			return nil, fmt.Errorf("a rule of chain %s in the listing of %s", clip(r.chain), name)
+			return nil, fmt.Errorf("a rule of chain %s in the listing of %s", english.Clip(r.chain, clipLen), name)
 		}
 		rules = append(rules, r)
 	}

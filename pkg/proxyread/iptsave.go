@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // wholeSaves answers requests "CMD TABLE CHAIN" from `CMD-save -t TABLE`,
@@ -94,22 +96,22 @@ func splitSave(a answer, cmd, table string) (map[string]answer, error) {
 		case state == in && strings.HasPrefix(l, ":"):
 			f := strings.Fields(l[1:])
 			if len(f) != 3 || !strings.HasPrefix(l, ":"+f[0]+" ") {
-				return nil, fmt.Errorf("%s: a chain declaration not understood: %s", what, clip(l))
+				return nil, fmt.Errorf("%s: a chain declaration not understood: %s", what, english.Clip(l, clipLen))
 			}
 			if _, dup := chains[f[0]]; dup {
-				return nil, fmt.Errorf("%s: chain %s declared twice", what, clip(f[0]))
+				return nil, fmt.Errorf("%s: chain %s declared twice", what, english.Clip(f[0], clipLen))
 			}
 			chains[f[0]] = answer{out: []string{"-N " + f[0]}}
 		case state == in && strings.HasPrefix(l, "-A "):
 			name, _, _ := strings.Cut(l[len("-A "):], " ")
 			c, ok := chains[name]
 			if !ok {
-				return nil, fmt.Errorf("%s: a rule of chain %s, not declared: %s", what, clip(name), clip(l))
+				return nil, fmt.Errorf("%s: a rule of chain %s, not declared: %s", what, english.Clip(name, clipLen), english.Clip(l, clipLen))
 			}
 			c.out = append(c.out, l)
 			chains[name] = c
 		default:
-			return nil, fmt.Errorf("%s: not a save of table %s: %s", what, table, clip(l))
+			return nil, fmt.Errorf("%s: not a save of table %s: %s", what, table, english.Clip(l, clipLen))
 		}
 	}
 	if state != done {

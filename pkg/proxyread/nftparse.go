@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
 )
 
@@ -31,7 +32,7 @@ func nftKey(w Want) (fam, key string, err error) {
 	}
 	for _, n := range []string{proxyexpect.NftablesChains(w.Ref).Cluster, proxyexpect.NftablesChains(w.Ref).Local} {
 		if !validName(n) {
-			return "", "", fmt.Errorf("chain name %q is not one kube-proxy writes", clip(n))
+			return "", "", fmt.Errorf("chain name %q is not one kube-proxy writes", english.Clip(n, clipLen))
 		}
 	}
 	return nftFamily(w.Family), ip.String() + " . " + proto + " . " + port, nil
@@ -41,11 +42,11 @@ func wantIP(w Want) (netip.Addr, error) {
 	ip, err := netip.ParseAddr(w.ClusterIP)
 	switch {
 	case err != nil:
-		return ip, fmt.Errorf("cluster IP %q is no IP address", clip(w.ClusterIP))
+		return ip, fmt.Errorf("cluster IP %q is no IP address", english.Clip(w.ClusterIP, clipLen))
 	case w.Family == "IPv4" && !ip.Is4(), w.Family == "IPv6" && (!ip.Is6() || ip.Is4In6()):
 		return ip, fmt.Errorf("cluster IP %s is not of family %s", ip, w.Family)
 	case w.Family != "IPv4" && w.Family != "IPv6":
-		return ip, fmt.Errorf("unknown IP family %q", clip(w.Family))
+		return ip, fmt.Errorf("unknown IP family %q", english.Clip(w.Family, clipLen))
 	}
 	return ip, nil
 }
@@ -53,7 +54,7 @@ func wantIP(w Want) (netip.Addr, error) {
 func wantPort(w Want) (proto, port string, err error) {
 	proto = strings.ToLower(string(w.Port.Protocol))
 	if proto != "tcp" && proto != "udp" && proto != "sctp" {
-		return "", "", fmt.Errorf("protocol %q is none kube-proxy serves", clip(proto))
+		return "", "", fmt.Errorf("protocol %q is none kube-proxy serves", english.Clip(proto, clipLen))
 	}
 	if w.Port.Port < 1 || w.Port.Port > 65535 {
 		return "", "", fmt.Errorf("port %d is out of range", w.Port.Port)
@@ -91,7 +92,7 @@ func nftBody(a answer, fam, kind, name string) ([]string, error) {
 	n := len(lines)
 	if n < 4 || lines[0] != "table "+fam+" "+proxyexpect.NftablesTable+" {" || lines[1] != kind+" "+name+" {" ||
 		lines[n-2] != "}" || lines[n-1] != "}" {
-		return nil, fmt.Errorf("not a listing of %s %s", kind, clip(name))
+		return nil, fmt.Errorf("not a listing of %s %s", kind, english.Clip(name, clipLen))
 	}
 	var stmts, cur []string
 	depth := 0
@@ -99,14 +100,14 @@ func nftBody(a answer, fam, kind, name string) ([]string, error) {
 		cur = append(cur, l)
 		depth += strings.Count(l, "{") - strings.Count(l, "}")
 		if depth < 0 {
-			return nil, fmt.Errorf("unbalanced braces in %s %s", kind, clip(name))
+			return nil, fmt.Errorf("unbalanced braces in %s %s", kind, english.Clip(name, clipLen))
 		}
 		if depth == 0 {
 			stmts, cur = append(stmts, strings.Join(cur, " ")), nil
 		}
 	}
 	if depth != 0 {
-		return nil, fmt.Errorf("unbalanced braces in %s %s", kind, clip(name))
+		return nil, fmt.Errorf("unbalanced braces in %s %s", kind, english.Clip(name, clipLen))
 	}
 	return stmts, nil
 }
@@ -164,12 +165,12 @@ func nftDNAT(rule string) ([]string, error) {
 		rest = rest[3:]
 	}
 	if len(rest) < 2 || rest[0] != "to" {
-		return nil, fmt.Errorf("a dnat rule not understood: %s", clip(rule))
+		return nil, fmt.Errorf("a dnat rule not understood: %s", english.Clip(rule, clipLen))
 	}
 	if rest[1] != "numgen" {
 		ep, err := addrPort(rest[1], ":")
 		if err != nil || len(rest) != 2 {
-			return nil, fmt.Errorf("a dnat rule not understood: %s", clip(rule))
+			return nil, fmt.Errorf("a dnat rule not understood: %s", english.Clip(rule, clipLen))
 		}
 		return []string{ep}, nil
 	}
@@ -183,7 +184,7 @@ var numgenRE = regexp.MustCompile(`\bto numgen random mod ([0-9]{1,9}) map \{ ?(
 func numgenMap(rule string) ([]string, error) {
 	eps, err := numgenElems(numgenRE.FindStringSubmatch(rule), func(v string) (string, error) { return addrPort(v, " . ") })
 	if err != nil {
-		return nil, fmt.Errorf("a dnat map not understood: %s", clip(rule))
+		return nil, fmt.Errorf("a dnat map not understood: %s", english.Clip(rule, clipLen))
 	}
 	return eps, nil
 }
@@ -194,7 +195,7 @@ func addrPort(s, sep string) (string, error) {
 	if sep == ":" {
 		ap, err := netip.ParseAddrPort(s)
 		if err != nil || ap.Port() == 0 {
-			return "", fmt.Errorf("bad address %q", clip(s))
+			return "", fmt.Errorf("bad address %q", english.Clip(s, clipLen))
 		}
 		return ap.String(), nil
 	}
@@ -202,7 +203,7 @@ func addrPort(s, sep string) (string, error) {
 	ip, err := netip.ParseAddr(a)
 	port, perr := strconv.ParseUint(p, 10, 16)
 	if !ok || err != nil || perr != nil || port == 0 || ip.Zone() != "" {
-		return "", fmt.Errorf("bad address %q", clip(s))
+		return "", fmt.Errorf("bad address %q", english.Clip(s, clipLen))
 	}
 	return netip.AddrPortFrom(ip, uint16(port)).String(), nil
 }
@@ -265,7 +266,7 @@ func nftElement(a answer, fam, set, key string) (present bool, verdict, evidence
 		}
 		m := elementRE.FindStringSubmatch(s)
 		if m == nil || canonKey(m[1]) != key {
-			return false, "", "", fmt.Errorf("%s: an element other than %s: %s", set, key, clip(s))
+			return false, "", "", fmt.Errorf("%s: an element other than %s: %s", set, key, english.Clip(s, clipLen))
 		}
 		return true, m[2], s, nil
 	}

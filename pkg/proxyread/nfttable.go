@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
 )
 
@@ -102,7 +103,7 @@ func splitTable(a answer, fam string) (map[string]answer, error) {
 		}
 		key := f[0] + " " + f[1]
 		if _, dup := objs[key]; dup {
-			return nil, fmt.Errorf("%s listed twice in table %s %s", clip(key), fam, proxyexpect.NftablesTable)
+			return nil, fmt.Errorf("%s listed twice in table %s %s", english.Clip(key, clipLen), fam, proxyexpect.NftablesTable)
 		}
 		objs[key] = answer{out: append(cur, "}")}
 	}
@@ -141,7 +142,7 @@ func indexTable(objs map[string]answer, fam string) tableIndex {
 				e = strings.TrimSpace(e)
 				k := name + " " + elementKey(e)
 				if _, dup := idx.elems[k]; dup {
-					idx.elems[k] = answer{rc: -1, missing: "an element listed twice in map " + clip(name)}
+					idx.elems[k] = answer{rc: -1, missing: "an element listed twice in map " + english.Clip(name, clipLen)}
 					continue
 				}
 				idx.elems[k] = answer{out: []string{m.out[0], m.out[1], "elements = { " + e + " }", "}", "}"}}

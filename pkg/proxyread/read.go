@@ -1,6 +1,10 @@
 package proxyread
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
+)
 
 // For returns the Reader of a proxy mode, its answers bounded by lim (the
 // zero Limits: DefaultLimits).
@@ -11,5 +15,5 @@ func For(mode Mode, lim Limits) (Reader, error) {
 	case ModeIptables:
 		return Iptables{Limits: lim}, nil
 	}
-	return nil, fmt.Errorf("proxy mode %q is not one kube-proxy runs in (%s or %s)", clip(string(mode)), ModeNftables, ModeIptables)
+	return nil, fmt.Errorf("proxy mode %q is not one kube-proxy runs in (%s or %s)", english.Clip(string(mode), clipLen), ModeNftables, ModeIptables)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // Limits bound what one node may return. The zero value of a field means
@@ -169,27 +171,16 @@ func markRest(ans []answer, from int, why string) {
 	}
 }
 
-// clip shortens a line the node printed for an error message.
-func clip(s string) string {
-	const n = 120
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
+// clipLen is how much of what a node printed (a line, a name) a reason
+// quotes.
+const clipLen = 120
 
 // failure is the reason an answer with a non-zero code gives: its first
 // non-empty line, clipped.
 func failure(a answer) string {
 	for _, l := range a.out {
 		if t := strings.TrimSpace(l); t != "" {
-			return fmt.Sprintf("exit code %d: %s", a.rc, clip(t))
+			return fmt.Sprintf("exit code %d: %s", a.rc, english.Clip(t, clipLen))
 		}
 	}
 	return fmt.Sprintf("exit code %d", a.rc)

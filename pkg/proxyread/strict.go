@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // A chain is read strictly against the rules kube-proxy 1.36 writes into
@@ -37,7 +39,7 @@ var (
 // returns the rule's DNAT destinations.
 func nftRule(chain, s string) ([]string, error) {
 	endpoint := strings.HasPrefix(chain, "endpoint-")
-	bad := fmt.Errorf("a rule kube-proxy does not write in chain %s: %s", clip(chain), clip(s))
+	bad := fmt.Errorf("a rule kube-proxy does not write in chain %s: %s", english.Clip(chain, clipLen), english.Clip(s, clipLen))
 	switch {
 	case nftMasq.MatchString(s):
 		return nil, nil
@@ -62,7 +64,7 @@ func nftRule(chain, s string) ([]string, error) {
 			}
 			return v, nil
 		}); err != nil {
-			return nil, fmt.Errorf("a numgen vmap not understood in chain %s: %s", clip(chain), clip(s))
+			return nil, fmt.Errorf("a numgen vmap not understood in chain %s: %s", english.Clip(chain, clipLen), english.Clip(s, clipLen))
 		}
 		return nil, nil
 	}
@@ -116,14 +118,14 @@ func iptStrict(name string, rules []iptRule) error {
 		case !endpoint && strings.HasPrefix(r.target, "KUBE-SEP-") && iptName(r.target):
 			seps, last = seps+1, r
 		default:
-			return fmt.Errorf("a rule kube-proxy does not write in chain %s: %s", clip(name), clip(r.line))
+			return fmt.Errorf("a rule kube-proxy does not write in chain %s: %s", english.Clip(name, clipLen), english.Clip(r.line, clipLen))
 		}
 	}
 	if endpoint || seps == 0 {
 		return nil
 	}
 	if !iptUnconditional(last) {
-		return fmt.Errorf("chain %s has no unconditional last jump to an endpoint chain: %s", clip(name), clip(last.line))
+		return fmt.Errorf("chain %s has no unconditional last jump to an endpoint chain: %s", english.Clip(name, clipLen), english.Clip(last.line, clipLen))
 	}
 	return nil
 }

@@ -2,7 +2,8 @@ package webhook
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // Limits on what a Service admission returns. The API server truncates a
@@ -37,7 +38,7 @@ func Decide(findings []Finding, denyOn map[Kind]bool, mayListPods bool) Verdict 
 			continue
 		}
 		if len(v.Warnings) < maxWarnings {
-			v.Warnings = append(v.Warnings, shorten(warnPrefix+text, maxWarningLen))
+			v.Warnings = append(v.Warnings, warning(warnPrefix+text))
 		}
 	}
 	if len(deny) > 0 {
@@ -46,14 +47,9 @@ func Decide(findings []Finding, denyOn map[Kind]bool, mayListPods bool) Verdict 
 	return v
 }
 
-// shorten cuts s to at most n bytes on a rune boundary, ending in "...".
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - 3
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+// warning is s as an admission warning: at most maxWarningLen bytes, and
+// printable on one line, as the API server drops a warning holding a
+// control character or a byte that is not UTF-8.
+func warning(s string) string {
+	return english.Clip(s, maxWarningLen-english.ClipTail)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -180,8 +182,13 @@ func TestDecide(t *testing.T) {
 		t.Fatalf("warnings %q", v.Warnings)
 	}
 	v = Decide([]Finding{{Kind: AddressFamily, Message: strings.Repeat("é", 500)}}, nil, true)
-	if len(v.Warnings[0]) > maxWarningLen || !strings.HasSuffix(v.Warnings[0], "...") {
+	if len(v.Warnings[0]) > maxWarningLen || !strings.HasSuffix(v.Warnings[0], " more bytes)") {
 		t.Fatalf("long warning not shortened: %d bytes", len(v.Warnings[0]))
+	}
+	// The API server drops a warning it cannot put in a Warning header.
+	v = Decide([]Finding{{Kind: AddressFamily, Message: "a\nb\x1b[2J\xff"}}, nil, true)
+	if _, err := utilnet.NewWarningHeader(299, "-", v.Warnings[0]); err != nil || v.Warnings[0] != warnPrefix+"a b?[2J?" {
+		t.Fatalf("warning %q: %v", v.Warnings[0], err)
 	}
 	v = Decide(fs, map[Kind]bool{PortNotFound: true}, true)
 	if v.Allowed || !strings.Contains(v.Message, "b (denied by --deny-on PortNotFound)") || strings.Contains(v.Message, "a") {

@@ -86,7 +86,7 @@ func (h *Handler) serve(decide func(context.Context, *admissionv1.AdmissionReque
 			// An object we cannot read is the API server's to validate;
 			// never block a write on our own failure.
 			resp.Allowed = true
-			resp.Warnings = []string{shorten(warnPrefix+"admission check failed: "+err.Error(), maxWarningLen)}
+			resp.Warnings = []string{warning(warnPrefix + "admission check failed: " + err.Error())}
 		case !v.Allowed:
 			resp.Result = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: v.Message}
 		}
