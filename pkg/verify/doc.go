@@ -31,7 +31,9 @@
 // be asked is UNKNOWN with the reason.
 //
 // It also parses what a node answers (the healthz JSON, a health check
-// answer, the Prometheus text of kube-proxy's metrics, /proxyMode)
-// defensively: the caller bounds the bytes, the parsers never trust them.
+// answer, the Prometheus text of kube-proxy's metrics, read by
+// github.com/prometheus/common/expfmt's parser, /proxyMode) defensively:
+// the caller bounds the bytes, the parsers never trust them, and an error
+// quotes an answer clipped (internal/english).
 // The package is pure: no I/O, no clock, inputs never modified.
 package verify

@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // The metrics verify reads (pkg/proxy/metrics), each labelled ip_family.
@@ -35,7 +40,7 @@ func ParseHealthz(status int, body []byte) (Healthz, error) {
 		NodeEligible *bool     `json:"nodeEligible"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil || raw.Healthy == nil {
-		return h, fmt.Errorf("/healthz answered HTTP %d with %s, not kube-proxy's health JSON", status, Clip(body))
+		return h, fmt.Errorf("/healthz answered HTTP %d with %s, not kube-proxy's health JSON", status, english.QuoteClip(string(body), quoteLen))
 	}
 	// The status code is the verdict kube-proxy serves; the body agrees
 	// unless the node is not eligible, which also answers 503.
@@ -54,40 +59,42 @@ func ParseHealthCheck(status int, body []byte) (HealthCheck, error) {
 		return HealthCheck{}, fmt.Errorf("health check answered HTTP %d", status)
 	}
 	if err := json.Unmarshal(body, &raw); err != nil || raw.LocalEndpoints == nil || *raw.LocalEndpoints < 0 {
-		return HealthCheck{}, fmt.Errorf("health check answered %s, not kube-proxy's JSON", Clip(body))
+		return HealthCheck{}, fmt.Errorf("health check answered %s, not kube-proxy's JSON", english.QuoteClip(string(body), quoteLen))
 	}
 	return HealthCheck{LocalEndpoints: *raw.LocalEndpoints, ProxyHealthy: raw.Healthy}, nil
 }
 
 // ParseMetrics reads kube-proxy's Prometheus text for the few samples
-// verify uses, and /proxyMode's answer. Lines it does not use are
-// skipped; a used sample whose value is not a finite number, or text
-// with none of them, is an error.
+// verify uses, and /proxyMode's answer. Families it does not use are
+// skipped; text that is not the exposition format, a used family that is
+// neither a gauge nor a counter, a used sample whose value is not a
+// finite number, or text with none of them, is an error.
 func ParseMetrics(text, mode []byte) (Metrics, error) {
+	families, err := parseText(text)
+	if err != nil {
+		return Metrics{}, err
+	}
 	m := Metrics{LastSync: map[string]time.Time{}, LastQueued: map[string]time.Time{}}
 	found := false
-	for line := range bytes.Lines(text) {
-		name, family, value, ok := sample(string(bytes.TrimSpace(line)))
+	for _, name := range []string{metricLastSync, metricLastQueued, metricNftFail, metricIptFail} {
+		mf, ok := families[name]
 		if !ok {
 			continue
 		}
-		switch name {
-		case metricLastSync, metricLastQueued, metricNftFail, metricIptFail:
-		default:
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e12 {
-			return Metrics{}, fmt.Errorf("metric %s has value %s, not a number", name, Clip([]byte(value)))
-		}
-		found = true
-		switch name {
-		case metricLastSync:
-			m.LastSync[family] = seconds(v)
-		case metricLastQueued:
-			m.LastQueued[family] = seconds(v)
-		default:
-			m.SyncFailures += v
+		for _, s := range mf.GetMetric() {
+			v, err := value(name, mf.GetType(), s)
+			if err != nil {
+				return Metrics{}, err
+			}
+			found = true
+			switch name {
+			case metricLastSync:
+				m.LastSync[label(s, "ip_family")] = seconds(v)
+			case metricLastQueued:
+				m.LastQueued[label(s, "ip_family")] = seconds(v)
+			default:
+				m.SyncFailures += v
+			}
 		}
 	}
 	if !found {
@@ -98,36 +105,66 @@ func ParseMetrics(text, mode []byte) (Metrics, error) {
 		m.Mode = md
 	case "":
 	default:
-		return Metrics{}, fmt.Errorf("/proxyMode answered %s, not a proxy mode", Clip(mode))
+		return Metrics{}, fmt.Errorf("/proxyMode answered %s, not a proxy mode", english.QuoteClip(string(mode), quoteLen))
 	}
 	return m, nil
 }
 
-// sample splits `name{ip_family="IPv4"} value [timestamp]`.
-func sample(line string) (name, family, value string, ok bool) {
-	if line == "" || line[0] == '#' {
-		return "", "", "", false
-	}
-	name, rest, labelled := strings.Cut(line, "{")
-	if labelled {
-		var labels string
-		labels, rest, ok = strings.Cut(rest, "}")
-		if !ok {
-			return "", "", "", false
+// parseText parses the text exposition format (0.0.4, which kube-proxy
+// serves to a client that asks for no other). Names are held to UTF-8
+// validity (model.UTF8Validation): the parser must be given a scheme, and
+// only the few names verify looks up matter.
+func parseText(text []byte) (families map[string]*dto.MetricFamily, err error) {
+	// The parser is fed a node's answer: whatever it does with garbage,
+	// the answer is an error, never a panic.
+	defer func() {
+		if r := recover(); r != nil {
+			families, err = nil, fmt.Errorf("the metrics do not parse (%s): not kube-proxy's metrics", english.Clip(fmt.Sprint(r), quoteLen))
 		}
-		for _, l := range strings.Split(labels, ",") {
-			if k, v, _ := strings.Cut(strings.TrimSpace(l), "="); k == "ip_family" {
-				family = strings.Trim(v, `"`)
-			}
+	}()
+	in := io.Reader(bytes.NewReader(text))
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		// The format ends every line with a newline; a last line without
+		// one is still a line (the parser would call it cut).
+		in = io.MultiReader(in, strings.NewReader("\n"))
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err = p.TextToMetricFamilies(in)
+	if err != nil {
+		return nil, fmt.Errorf("the metrics do not parse (%s): not kube-proxy's metrics", english.Clip(err.Error(), quoteLen))
+	}
+	return families, nil
+}
+
+// value is a sample's value when its family holds plain numbers (a
+// gauge, a counter or untyped) and it is finite, not negative and at most
+// 1e12 (a time in seconds, some 30,000 years ahead, or a count).
+func value(name string, typ dto.MetricType, s *dto.Metric) (float64, error) {
+	var v float64
+	switch typ {
+	case dto.MetricType_GAUGE:
+		v = s.GetGauge().GetValue()
+	case dto.MetricType_COUNTER:
+		v = s.GetCounter().GetValue()
+	case dto.MetricType_UNTYPED:
+		v = s.GetUntyped().GetValue()
+	default:
+		return 0, fmt.Errorf("metric %s is a %s, not a gauge or counter", name, strings.ToLower(typ.String()))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e12 {
+		return 0, fmt.Errorf("metric %s has value %s, not a number", name, english.QuoteClip(strconv.FormatFloat(v, 'g', -1, 64), quoteLen))
+	}
+	return v, nil
+}
+
+// label is the value of the sample's label name, "" without one.
+func label(s *dto.Metric, name string) string {
+	for _, l := range s.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
 		}
-	} else {
-		name, rest, _ = strings.Cut(line, " ")
 	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return "", "", "", false
-	}
-	return strings.TrimSpace(name), family, fields[0], true
+	return ""
 }
 
 func seconds(v float64) time.Time {
@@ -135,17 +172,5 @@ func seconds(v float64) time.Time {
 	return time.Unix(int64(sec), int64(frac*1e9)).UTC()
 }
 
-// Clip quotes at most 80 bytes of what a node answered, so that a hostile
-// answer cannot flood the terminal or carry control characters.
-func Clip(b []byte) string {
-	const limit = 80
-	s := string(b)
-	if len(s) > limit {
-		s = s[:limit]
-		for !utf8.ValidString(s) && len(s) > 0 {
-			s = s[:len(s)-1]
-		}
-		return strconv.Quote(s) + "..."
-	}
-	return strconv.Quote(s)
-}
+// quoteLen is how much of what a node answered an error quotes.
+const quoteLen = 80
