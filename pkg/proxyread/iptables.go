@@ -96,7 +96,6 @@ func (t Iptables) Read(ctx context.Context, exec Exec, want []Want) (Reading, er
 		}
 		return idx[req]
 	}
-	seps := map[string]bool{}
 	for i, w := range want {
 		p := &r.Ports[i]
 		if p.Unreadable != "" {
@@ -106,13 +105,16 @@ func (t Iptables) Read(ctx context.Context, exec Exec, want []Want) (Reading, er
 		iptDispatch(p, index(cmd+" nat "+kubeServices), index(cmd+" filter "+kubeServices))
 		p.Cluster = iptChain(get(cmd+" nat "+c.Cluster), c.Cluster, lim)
 		p.Local = iptChain(get(cmd+" nat "+c.Local), c.Local, lim)
-		for _, ch := range []*Chain{&p.Cluster, &p.Local} {
-			for _, sep := range iptJumps(ch.Rules) {
-				seps[cmd+" nat "+sep] = true
-			}
-		}
 	}
-	return r, t.readEndpointChains(ctx, ask, &r, seps, lim)
+	return r, readEndpointChains(ctx, ask, &r, iptEndpointChains, lim)
+}
+
+// iptEndpointChains: the KUBE-SEP- chains of the family's nat table, each
+// listed as its service chain is.
+var iptEndpointChains = endpointChains{
+	jumps: iptJumps,
+	req:   func(family, chain string) string { return iptCommand(family) + " nat " + chain },
+	chain: func(a answer, req string, lim Limits) Chain { return iptChain(a, strings.Fields(req)[2], lim) },
 }
 
 // whole: the tables are saved whole for this many wanted ports.
@@ -122,32 +124,6 @@ func (t Iptables) whole(ports int) bool {
 		most = DefaultTargeted
 	}
 	return ports > most
-}
-
-func (t Iptables) readEndpointChains(ctx context.Context, ask answers, r *Reading, seps map[string]bool, lim Limits) error {
-	reqs := sortedKeys(seps)
-	if len(reqs) > lim.EndpointChains {
-		markJumpers(r, iptJumps, fmt.Sprintf("over %d endpoint chains", lim.EndpointChains))
-		return nil
-	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	get, err := ask(ctx, reqs)
-	if err != nil {
-		return err
-	}
-	dests := map[string]Chain{}
-	for _, req := range reqs {
-		dests[req] = iptChain(get(req), strings.Fields(req)[2], lim)
-	}
-	for i := range r.Ports {
-		cmd := iptCommand(r.Ports[i].Want.Family)
-		for _, ch := range []*Chain{&r.Ports[i].Cluster, &r.Ports[i].Local} {
-			follow(ch, iptJumps(ch.Rules), func(e string) Chain { return dests[cmd+" nat "+e] })
-		}
-	}
-	return nil
 }
 
 func iptCommand(family string) string {

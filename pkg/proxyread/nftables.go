@@ -84,7 +84,6 @@ func (n Nftables) Read(ctx context.Context, exec Exec, want []Want) (Reading, er
 	if err != nil {
 		return r, err
 	}
-	jumps := map[string]bool{}
 	for i := range want {
 		p := &r.Ports[i]
 		if p.Unreadable != "" {
@@ -96,13 +95,19 @@ func (n Nftables) Read(ctx context.Context, exec Exec, want []Want) (Reading, er
 			get(fam+" element "+proxyexpect.NftablesNoEndpointServices+" "+key), fam, key)
 		p.Cluster = nftChain(get(fam+" chain "+c.Cluster), fam, c.Cluster, lim)
 		p.Local = nftChain(get(fam+" chain "+c.Local), fam, c.Local, lim)
-		for _, ch := range []*Chain{&p.Cluster, &p.Local} {
-			for _, e := range nftJumps(ch.Rules) {
-				jumps[fam+" chain "+e] = true
-			}
-		}
 	}
-	return r, readEndpointChains(ctx, ask, &r, jumps, lim)
+	return r, readEndpointChains(ctx, ask, &r, nftEndpointChains, lim)
+}
+
+// nftEndpointChains: the endpoint- chains of the family's table, each
+// listed as its service chain is.
+var nftEndpointChains = endpointChains{
+	jumps: nftJumps,
+	req:   func(family, chain string) string { return nftFamily(family) + " chain " + chain },
+	chain: func(a answer, req string, lim Limits) Chain {
+		f := strings.Fields(req)
+		return nftChain(a, f[0], f[2], lim)
+	},
 }
 
 // whole: the table is listed for this many wanted ports.
@@ -129,13 +134,30 @@ func targeted(exec Exec, script string, lim Limits, r *Reading) answers {
 	}
 }
 
-// readEndpointChains reads the endpoint chains the service chains jump to
-// (one more exec, or none from a table already listed), and adds their
-// DNAT destinations to those chains' Endpoints.
-func readEndpointChains(ctx context.Context, ask answers, r *Reading, jumps map[string]bool, lim Limits) error {
-	reqs := sortedKeys(jumps)
+// endpointChains is how a mode reads the endpoint chains its service
+// chains jump to: the ones a chain's rules jump to, the request that
+// lists one for an IP family, and the chain its answer shows.
+type endpointChains struct {
+	jumps func(rules []string) []string
+	req   func(family, chain string) string
+	chain func(a answer, req string, lim Limits) Chain
+}
+
+// readEndpointChains reads the endpoint chains the service chains of r
+// jump to (one more exec, or none from a table already listed), and adds
+// their DNAT destinations to those chains' Endpoints.
+func readEndpointChains(ctx context.Context, ask answers, r *Reading, ec endpointChains, lim Limits) error {
+	wanted := map[string]bool{}
+	for i := range r.Ports {
+		for _, ch := range []*Chain{&r.Ports[i].Cluster, &r.Ports[i].Local} {
+			for _, e := range ec.jumps(ch.Rules) {
+				wanted[ec.req(r.Ports[i].Want.Family, e)] = true
+			}
+		}
+	}
+	reqs := sortedKeys(wanted)
 	if len(reqs) > lim.EndpointChains {
-		markJumpers(r, nftJumps, fmt.Sprintf("over %d endpoint chains", lim.EndpointChains))
+		markJumpers(r, ec.jumps, fmt.Sprintf("over %d endpoint chains", lim.EndpointChains))
 		return nil
 	}
 	if len(reqs) == 0 {
@@ -145,15 +167,14 @@ func readEndpointChains(ctx context.Context, ask answers, r *Reading, jumps map[
 	if err != nil {
 		return err
 	}
-	dests := map[string]Chain{}
+	dests := make(map[string]Chain, len(reqs))
 	for _, req := range reqs {
-		f := strings.Fields(req)
-		dests[req] = nftChain(get(req), f[0], f[2], lim)
+		dests[req] = ec.chain(get(req), req, lim)
 	}
 	for i := range r.Ports {
-		fam := nftFamily(r.Ports[i].Want.Family)
+		fam := r.Ports[i].Want.Family
 		for _, ch := range []*Chain{&r.Ports[i].Cluster, &r.Ports[i].Local} {
-			follow(ch, nftJumps(ch.Rules), func(e string) Chain { return dests[fam+" chain "+e] })
+			follow(ch, ec.jumps(ch.Rules), func(e string) Chain { return dests[ec.req(fam, e)] })
 		}
 	}
 	return nil
