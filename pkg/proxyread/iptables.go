@@ -173,14 +173,8 @@ func noSuchChain(a answer) bool {
 // own DNAT rules.
 func iptChain(a answer, name string, lim Limits) Chain {
 	ch := Chain{Name: name}
-	switch {
-	case a.missing != "":
-		ch.Unreadable = a.missing
-		return ch
-	case a.rc != 0 && noSuchChain(a):
-		return ch
-	case a.rc != 0:
-		ch.Unreadable = failure(a)
+	if gone, why := a.failed(noSuchChain); gone || why != "" {
+		ch.Unreadable = why
 		return ch
 	}
 	rules, err := iptRules(a, name)

@@ -126,13 +126,11 @@ type iptIndex struct {
 }
 
 func newIptIndex(a answer) iptIndex {
-	switch {
-	case a.missing != "":
-		return iptIndex{err: kubeServices + ": " + a.missing}
-	case a.rc != 0 && noSuchChain(a):
+	switch gone, why := a.failed(noSuchChain); {
+	case why != "":
+		return iptIndex{err: kubeServices + ": " + why}
+	case gone:
 		return iptIndex{absent: true}
-	case a.rc != 0:
-		return iptIndex{err: kubeServices + ": " + failure(a)}
 	}
 	rules, err := iptRules(a, kubeServices)
 	if err != nil {

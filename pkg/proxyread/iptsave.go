@@ -76,11 +76,9 @@ var iptNotFound = answer{rc: 1, out: []string{"iptables: No chain/target/match b
 // chain only; the chains asked for are parsed by iptRules, as listed.
 func splitSave(a answer, cmd, table string) (map[string]answer, error) {
 	what := cmd + "-save -t " + table
-	switch {
-	case a.missing != "":
-		return nil, fmt.Errorf("%s: %s", what, a.missing)
-	case a.rc != 0:
-		return nil, fmt.Errorf("%s: %s", what, failure(a))
+	// A table always exists: any failure is an error.
+	if _, why := a.failed(nil); why != "" {
+		return nil, fmt.Errorf("%s: %s", what, why)
 	}
 	const before, in, done = 0, 1, 2
 	state := before

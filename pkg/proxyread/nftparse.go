@@ -116,14 +116,8 @@ func nftBody(a answer, fam, kind, name string) ([]string, error) {
 // its own DNAT rules.
 func nftChain(a answer, fam, name string, lim Limits) Chain {
 	ch := Chain{Name: name}
-	switch {
-	case a.missing != "":
-		ch.Unreadable = a.missing
-		return ch
-	case a.rc != 0 && noSuch(a):
-		return ch
-	case a.rc != 0:
-		ch.Unreadable = failure(a)
+	if gone, why := a.failed(noSuch); gone || why != "" {
+		ch.Unreadable = why
 		return ch
 	}
 	stmts, err := nftBody(a, fam, "chain", name)
@@ -248,13 +242,11 @@ func canonKey(k string) string {
 // nftElement reads a `get element` answer: whether the map holds key, and
 // its verdict.
 func nftElement(a answer, fam, set, key string) (present bool, verdict, evidence string, err error) {
-	switch {
-	case a.missing != "":
-		return false, "", "", fmt.Errorf("%s: %s", set, a.missing)
-	case a.rc != 0 && noSuch(a):
+	switch gone, why := a.failed(noSuch); {
+	case why != "":
+		return false, "", "", fmt.Errorf("%s: %s", set, why)
+	case gone:
 		return false, "", "", nil
-	case a.rc != 0:
-		return false, "", "", fmt.Errorf("%s: %s", set, failure(a))
 	}
 	stmts, err := nftBody(a, fam, "map", set)
 	if err != nil {

@@ -63,13 +63,11 @@ var notFound = answer{rc: 1, out: []string{"Error: No such file or directory"}}
 // list KIND` would print of that object alone. A missing table holds
 // nothing.
 func splitTable(a answer, fam string) (map[string]answer, error) {
-	switch {
-	case a.missing != "":
-		return nil, fmt.Errorf("table %s %s: %s", fam, proxyexpect.NftablesTable, a.missing)
-	case a.rc != 0 && noSuch(a):
+	switch gone, why := a.failed(noSuch); {
+	case why != "":
+		return nil, fmt.Errorf("table %s %s: %s", fam, proxyexpect.NftablesTable, why)
+	case gone:
 		return map[string]answer{}, nil
-	case a.rc != 0:
-		return nil, fmt.Errorf("table %s %s: %s", fam, proxyexpect.NftablesTable, failure(a))
 	}
 	head := "table " + fam + " " + proxyexpect.NftablesTable + " {"
 	var lines []string

@@ -58,6 +58,24 @@ type answer struct {
 	missing string
 }
 
+// failed is what an answer is before its output is parsed: why it says
+// nothing (it is not complete, or its command failed), or that the object
+// asked for is absent, when its command failed as absent says (nil when
+// no failure means that). Neither: the command succeeded and its output
+// is to be parsed. An error that is not "no such object" is never taken
+// for absence: what it should have shown is unreadable, never missing.
+func (a answer) failed(absent func(answer) bool) (gone bool, why string) {
+	switch {
+	case a.missing != "":
+		return false, a.missing
+	case a.rc != 0 && absent != nil && absent(a):
+		return true, ""
+	case a.rc != 0:
+		return false, failure(a)
+	}
+	return false, ""
+}
+
 // Markers: the script brackets each command's output between
 // "@@NONCE begin I" and "@@NONCE end I RC", NONCE fresh for every exec, so
 // that a command's output cannot pass for a marker it does not know.
