@@ -15,10 +15,12 @@ import (
 
 // node answers the readers' scripts as the script would, from a table of
 // listings by request ("ip chain NAME", "iptables nat CHAIN", ...): a
-// request it does not know gets notFound. mangle, when set, rewrites the
-// whole output (a broken or hostile node).
+// request it does not know gets notFound, one in failing what a command
+// that exits 1 prints. mangle, when set, rewrites the whole output (a
+// broken or hostile node).
 type node struct {
 	listings map[string]string
+	failing  map[string]string
 	notFound string
 	mangle   func(out []byte, limit int64) []byte
 	execs    [][]string // the requests of each exec
@@ -38,6 +40,9 @@ func (n *node) exec(_ context.Context, argv []string, stdin []byte, limit int64)
 		out, rc := n.notFound, 1
 		if s, ok := n.listings[req]; ok {
 			out, rc = s, 0
+		}
+		if s, ok := n.failing[req]; ok {
+			out, rc = s, 1
 		}
 		fmt.Fprintf(&b, "@@%s begin %s\n%s\n@@%s end %s %d\n", nonce, i, out, nonce, i, rc)
 	}
@@ -315,7 +320,7 @@ func TestMalformedListings(t *testing.T) {
 	w := want4("ns", "svc", 80, "172.30.0.1")
 	c := proxyexpect.NftablesChains(w.Ref)
 	for name, body := range map[string]string{
-		"another chain":      nftListing("chain", c.Local, "counter"),
+		"another chain":      strings.Replace(nftNode(w).listings["ip chain "+c.Cluster], c.Cluster, c.Local, 1),
 		"another table":      strings.Replace(nftListing("chain", c.Cluster, "counter"), "kube-proxy", "other", 1),
 		"duplicate index":    nftListing("chain", c.Cluster, "meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 10.0.0.1 . 80, 0 : 10.0.0.2 . 80 }"),
 		"count mismatch":     nftListing("chain", c.Cluster, "meta l4proto tcp dnat ip to numgen random mod 3 map { 0 : 10.0.0.1 . 80, 1 : 10.0.0.2 . 80 }"),
@@ -338,6 +343,31 @@ func TestMalformedListings(t *testing.T) {
 	r, _ := Nftables{}.Read(context.Background(), n.exec, []Want{w})
 	if p := r.Ports[0]; p.Dispatch || p.Unreadable == "" {
 		t.Errorf("an element of another key: %+v", p)
+	}
+}
+
+// A command that fails saying anything but "no such object" leaves what
+// it should have shown unreadable, never absent.
+func TestFailedCommandIsUnreadable(t *testing.T) {
+	w := want4("ns", "svc", 80, "172.30.0.1")
+	nc, ic := proxyexpect.NftablesChains(w.Ref), proxyexpect.IptablesChains(w.Ref)
+	n := nftNode(w)
+	n.failing = map[string]string{"ip chain " + nc.Cluster: "Error: Operation not permitted"}
+	r, err := Nftables{}.Read(context.Background(), n.exec, []Want{w})
+	if got := r.Ports[0].Cluster; err != nil || got.Present || !strings.Contains(got.Unreadable, "exit code 1: Error: Operation not permitted") {
+		t.Errorf("nft chain: %v %+v", err, got)
+	}
+	n = nftNode(w)
+	n.failing = map[string]string{"ip element service-ips 172.30.0.1 . tcp . 80": "Error: Operation not permitted"}
+	r, err = Nftables{}.Read(context.Background(), n.exec, []Want{w})
+	if p := r.Ports[0]; err != nil || p.Dispatch || !strings.Contains(p.Unreadable, "service-ips: exit code 1") {
+		t.Errorf("nft element: %v %+v", err, p)
+	}
+	n = iptNode(w)
+	n.failing = map[string]string{"iptables nat " + ic.Cluster: "iptables: Permission denied (you must be root)."}
+	r, err = Iptables{}.Read(context.Background(), n.exec, []Want{w})
+	if got := r.Ports[0].Cluster; err != nil || got.Present || !strings.Contains(got.Unreadable, "exit code 1: iptables: Permission denied") {
+		t.Errorf("iptables chain: %v %+v", err, got)
 	}
 }
 
