@@ -187,8 +187,9 @@ docs-check:
 lint: docs-check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
-	@# The planner, explain, mirror and endpoints packages stay pure: no
-	@# client, no I/O, no clock; webhook, explain and printers reach no
+	@# The planner, explain, mirror and endpoints packages and verify's
+	@# pure parts (pkg/verify/proxyexpect, dnsexpect, proxyread, verdict)
+	@# stay pure: no client, no I/O, no clock; webhook, explain and printers reach no
 	@# writer; pkg/exit imports no project package but internal/english
 	@# (also enforced by go test ./hack/purity).
 	$(GO) run ./hack/purity

@@ -1,8 +1,8 @@
 // Command dnsprobe checks one DNS replica for one Service, as `kubectl
 // slices verify` does per CoreDNS replica, against an address reached
 // directly (a local CoreDNS, a port-forward already open). It reads the
-// Service and its EndpointSlices, derives the questions (pkg/dnsexpect),
-// asks them over TCP (pkg/dnsread) and prints the verdict with its
+// Service and its EndpointSlices, derives the questions (pkg/verify/dnsexpect),
+// asks them over TCP (pkg/verify/dnsread) and prints the verdict with its
 // evidence as JSON. The e2e test of the DNS check runs it; it exits 0
 // whatever the verdict, 1 when the objects cannot be read.
 //
@@ -23,8 +23,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
-	"github.com/kubectl-slices/kubectl-slices/pkg/dnsread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/dnsexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/dnsread"
 )
 
 func main() {

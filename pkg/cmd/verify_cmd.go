@@ -9,7 +9,7 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
 	"github.com/kubectl-slices/kubectl-slices/pkg/help"
 	"github.com/kubectl-slices/kubectl-slices/pkg/printers"
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyprobe"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/probe"
 )
 
 // VerifyOptions are verify's typed options.
@@ -17,7 +17,7 @@ type VerifyOptions struct {
 	*RootOptions
 	Targets TargetFlags
 	Output  string
-	Probe   proxyprobe.Run
+	Probe   probe.Run
 }
 
 func newVerifyCommand(root *RootOptions) *cobra.Command {

@@ -9,13 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyprobe"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
-	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/probe"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
 )
 
 // addVerifyFlags registers verify's flags: -o into output, the rest into r.
-func addVerifyFlags(cmd *cobra.Command, output *string, r *proxyprobe.Run) {
+func addVerifyFlags(cmd *cobra.Command, output *string, r *probe.Run) {
 	f := cmd.Flags()
 	f.StringVarP(output, "output", "o", "", "Output format: json or yaml, with the evidence read (default: for people)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
@@ -28,7 +28,7 @@ func addVerifyFlags(cmd *cobra.Command, output *string, r *proxyprobe.Run) {
 }
 
 // validateVerifyFlags checks the flags before anything is read.
-func validateVerifyFlags(output string, r proxyprobe.Run) error {
+func validateVerifyFlags(output string, r probe.Run) error {
 	if output != "" && output != "json" && output != "yaml" {
 		return exit.Usagef("-o must be json or yaml, got %q", output)
 	}
@@ -58,7 +58,7 @@ func verifyWords(argv []string, sel syncer.Selection) string {
 // words it: a read of the API about a Service (or the Nodes) as Describe
 // does, the run's context ending as the interrupt.
 func verifyError(ctx context.Context, err error) error {
-	var re *proxyprobe.ReadError
+	var re *probe.ReadError
 	switch {
 	case errors.As(err, &re):
 		err = exit.Describe(re.Namespace, re.Name, re.Err)
@@ -70,11 +70,11 @@ func verifyError(ctx context.Context, err error) error {
 
 // verifyExit is the run's exit code: agree 0, drift exit.Changes, could
 // not verify (UNKNOWN or PENDING) exit.NotVerified.
-func verifyExit(s verify.Status) error {
+func verifyExit(s verdict.Status) error {
 	switch s {
-	case verify.OK:
+	case verdict.OK:
 		return nil
-	case verify.Drift:
+	case verdict.Drift:
 		return &exit.Error{Code: exit.Changes, Err: exit.ErrPrinted}
 	}
 	return &exit.Error{Code: exit.NotVerified, Err: exit.ErrPrinted}

@@ -10,12 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyprobe"
-	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/probe"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
 )
 
 func TestVerifyExitCodes(t *testing.T) {
-	for s, want := range map[verify.Status]int{verify.OK: 0, verify.Drift: 1, verify.Pending: 6, verify.Unknown: 6} {
+	for s, want := range map[verdict.Status]int{verdict.OK: 0, verdict.Drift: 1, verdict.Pending: 6, verdict.Unknown: 6} {
 		if got := exit.Code(verifyExit(s)); got != want {
 			t.Errorf("%s: exit %d, want %d", s, got, want)
 		}
@@ -26,12 +26,12 @@ func TestVerifyExitCodes(t *testing.T) {
 func TestVerifyErrorWording(t *testing.T) {
 	ctx := context.Background()
 	nf := apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, "nope")
-	err := verifyError(ctx, &proxyprobe.ReadError{Namespace: "shop", Name: "nope", Err: nf})
+	err := verifyError(ctx, &probe.ReadError{Namespace: "shop", Name: "nope", Err: nf})
 	if exit.Code(err) != exit.NotFound || !strings.Contains(err.Error(), "service shop/nope not found") {
 		t.Errorf("a target not found: exit %d, %v", exit.Code(err), err)
 	}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New(`User "u" cannot list resource "nodes"`))
-	if err := verifyError(ctx, &proxyprobe.ReadError{Err: forbidden}); exit.Code(err) != exit.API {
+	if err := verifyError(ctx, &probe.ReadError{Err: forbidden}); exit.Code(err) != exit.API {
 		t.Errorf("the Nodes forbidden: exit %d, %v", exit.Code(err), err)
 	}
 	if err := verifyError(ctx, context.Canceled); exit.Code(err) != 130 {

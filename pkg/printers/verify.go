@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
 )
 
 // maxFindings is how many findings of a node the table lists; -o json
@@ -17,7 +17,7 @@ const maxFindings = 10
 
 // VerifyOutput prints verify's report as data in format (json, yaml) or,
 // with none, as Verify's tables.
-func VerifyOutput(w io.Writer, st Style, format string, r verify.Report) error {
+func VerifyOutput(w io.Writer, st Style, format string, r verdict.Report) error {
 	if format != "" {
 		return Data(w, format, r)
 	}
@@ -27,7 +27,7 @@ func VerifyOutput(w io.Writer, st Style, format string, r verify.Report) error {
 
 // Verify renders verify's report: the Services, a row per node with its
 // findings below it, then the diagnosis and the next command.
-func Verify(w io.Writer, st Style, r verify.Report) {
+func Verify(w io.Writer, st Style, r verdict.Report) {
 	t := newTable(w)
 	fmt.Fprintln(t, st.Bold("NAMESPACE")+"\t"+st.Bold("SERVICE")+"\t"+st.Bold("SLICES")+"\t"+st.Bold("LAST CHANGE")+"\t"+st.Bold("PLAN"))
 	for _, s := range r.Services {
@@ -35,7 +35,7 @@ func Verify(w io.Writer, st Style, r verify.Report) {
 		switch {
 		case s.Skipped != "":
 			plan = "- (no proxy programs it: " + s.Skipped + ")"
-		case s.Plan == verify.PlanDiffers:
+		case s.Plan == verdict.PlanDiffers:
 			plan = st.Red(plan) + ": " + safe(s.PlanDetail)
 		case s.PlanDetail != "":
 			plan += ": " + safe(s.PlanDetail)
@@ -55,7 +55,7 @@ func Verify(w io.Writer, st Style, r verify.Report) {
 		fmt.Fprintf(t, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", n.Node, safe(proxy), stamp(n.LastSync), n.Expected, n.Programmed,
 			len(n.Missing), len(n.Extra), paintStatus(st, n.Status), safe(n.Reason))
 		listed := 0
-		for _, f := range append(append([]verify.Finding(nil), n.Missing...), n.Extra...) {
+		for _, f := range append(append([]verdict.Finding(nil), n.Missing...), n.Extra...) {
 			if listed == maxFindings {
 				fmt.Fprintf(t, "  ... %d more (-o json lists them all)\n", len(n.Missing)+len(n.Extra)-listed)
 				break
@@ -74,7 +74,7 @@ func Verify(w io.Writer, st Style, r verify.Report) {
 		t = newTable(w)
 		fmt.Fprintln(t, strings.Join([]string{st.Bold("DNS REPLICA"), st.Bold("MISSING"), st.Bold("EXTRA"), st.Bold("STATUS"), st.Bold("REASON")}, "\t"))
 		for _, d := range r.DNS {
-			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\n", d.Replica, len(d.Missing), len(d.Extra), paintStatus(st, verify.Status(d.Status)), safe(d.Reason))
+			fmt.Fprintf(t, "%s\t%d\t%d\t%s\t%s\n", d.Replica, len(d.Missing), len(d.Extra), paintStatus(st, verdict.Status(d.Status)), safe(d.Reason))
 		}
 		t.Flush()
 	}
@@ -84,7 +84,7 @@ func Verify(w io.Writer, st Style, r verify.Report) {
 	}
 }
 
-func finding(f verify.Finding) string {
+func finding(f verdict.Finding) string {
 	port := f.Service
 	if f.Port != "" {
 		port += ":" + f.Port
@@ -108,11 +108,11 @@ func finding(f verify.Finding) string {
 	return s
 }
 
-func paintStatus(st Style, s verify.Status) string {
+func paintStatus(st Style, s verdict.Status) string {
 	switch s {
-	case verify.OK:
+	case verdict.OK:
 		return st.Green(string(s))
-	case verify.Drift:
+	case verdict.Drift:
 		return st.Red(string(s))
 	}
 	return st.Yellow(string(s))

@@ -8,23 +8,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/dnsexpect"
-	"github.com/kubectl-slices/kubectl-slices/pkg/verify"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/dnsexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
 )
 
-func verifyReport() verify.Report {
+func verifyReport() verdict.Report {
 	since := time.Date(2026, 11, 27, 5, 0, 0, 0, time.UTC)
-	row := verify.NodeRow{Node: "node-a", Proxy: "kube-proxy", Mode: "nftables", Pod: "kube-system/kube-proxy-a", LastSync: &since,
-		Expected: 3, Programmed: 14, Status: verify.Drift, Reason: "1 missing, 12 extra"}
-	row.Missing = []verify.Finding{{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: "10.0.0.2:8080", Since: &since,
+	row := verdict.NodeRow{Node: "node-a", Proxy: "kube-proxy", Mode: "nftables", Pod: "kube-system/kube-proxy-a", LastSync: &since,
+		Expected: 3, Programmed: 14, Status: verdict.Drift, Reason: "1 missing, 12 extra"}
+	row.Missing = []verdict.Finding{{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: "10.0.0.2:8080", Since: &since,
 		Detail: "endpoint chain endpoint-Y has no DNAT rule: traffic sent there is not delivered"}}
 	for i := range 12 {
-		row.Extra = append(row.Extra, verify.Finding{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: fmt.Sprintf("10.9.0.%d:80\x1b[2J", i)})
+		row.Extra = append(row.Extra, verdict.Finding{Service: "shop/web", Port: "http", What: "endpoint", Chain: "service-X", Endpoint: fmt.Sprintf("10.9.0.%d:80\x1b[2J", i)})
 	}
-	return verify.Report{Status: verify.Drift, Services: []verify.ServiceRow{{Namespace: "shop", Name: "web", Slices: 1, LastChange: &since, Plan: verify.PlanAgrees},
-		{Namespace: "shop", Name: "api", Plan: verify.PlanDiffers, PlanDetail: "IPv4 port http: the plan reaches 10.0.0.7:80, the slices in the API do not"}},
-		Nodes:     []verify.NodeRow{row, {Node: "node-b", Proxy: "none", Status: verify.Unknown, Reason: "no kube-proxy Pod on the node"}},
-		DNS:       []verify.DNSRow{{Replica: "kube-system/coredns-a", Result: dnsexpect.Result{Status: dnsexpect.OK}}},
+	return verdict.Report{Status: verdict.Drift, Services: []verdict.ServiceRow{{Namespace: "shop", Name: "web", Slices: 1, LastChange: &since, Plan: verdict.PlanAgrees},
+		{Namespace: "shop", Name: "api", Plan: verdict.PlanDiffers, PlanDetail: "IPv4 port http: the plan reaches 10.0.0.7:80, the slices in the API do not"}},
+		Nodes:     []verdict.NodeRow{row, {Node: "node-b", Proxy: "none", Status: verdict.Unknown, Reason: "no kube-proxy Pod on the node"}},
+		DNS:       []verdict.DNSRow{{Replica: "kube-system/coredns-a", Result: dnsexpect.Result{Status: dnsexpect.OK}}},
 		Diagnosis: "node node-a: kube-proxy lacks endpoint 10.0.0.2:8080", Next: "kubectl logs -n kube-system kube-proxy-a --since=1h"}
 }
 

@@ -75,8 +75,8 @@ func nodesOf(pods []corev1.Pod) map[string]bool {
 // short name with Go's resolver through the resolv.conf the kubelet wrote
 // (the kube-dns ClusterIP, through kube-proxy, to either replica) to the
 // ready backends' addresses; each replica, reached by kubectl port-forward
-// to its TCP port 53, answers every question pkg/dnsexpect derives (the
-// verdict of hack/dnsprobe, pkg/dnsread's Check: OK). A backend made not
+// to its TCP port 53, answers every question pkg/verify/dnsexpect derives (the
+// verdict of hack/dnsprobe, pkg/verify/dnsread's Check: OK). A backend made not
 // ready and the slices synced, the clients resolve the one left and each
 // replica's verdict is OK again, never DRIFT on the way.
 func TestCoreDNSAnswersOnBothNodes(t *testing.T) {
@@ -206,7 +206,7 @@ func portForward(t *testing.T, pod corev1.Pod, port int) string {
 	return ""
 }
 
-// dnsVerdict is the part of hack/dnsprobe's JSON (pkg/dnsexpect's Result)
+// dnsVerdict is the part of hack/dnsprobe's JSON (pkg/verify/dnsexpect's Result)
 // the test reads.
 type dnsVerdict struct {
 	Status string `json:"status"`

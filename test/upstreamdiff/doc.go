@@ -5,12 +5,12 @@
 //     Endpoints (pkg/endpoints) against kube-controller-manager's
 //     controllers (k8s.io/kubernetes pkg/controller/endpointslicemirroring
 //     and pkg/controller/endpoint), run on client-go's fake clientset;
-//   - kube-proxy's expected set per node (pkg/proxyexpect) against
+//   - kube-proxy's expected set per node (pkg/verify/proxyexpect) against
 //     kube-proxy's own path from Services and slices to endpoints
 //     (pkg/proxy: the change trackers, the slice cache,
 //     CategorizeEndpoints), and its chain names against the chains the
 //     iptables proxier writes to a fake iptables;
-//   - the node rule readers (pkg/proxyread) against the rules kube-proxy's
+//   - the node rule readers (pkg/verify/proxyread) against the rules kube-proxy's
 //     proxiers program: the iptables proxier's, answered from its fake and
 //     restored into the real iptables, and the nftables proxier's, written
 //     into the real nft; the real tools run in a network namespace of the

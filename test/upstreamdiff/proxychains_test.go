@@ -20,7 +20,7 @@ import (
 	utiliptables "k8s.io/kubernetes/pkg/util/iptables"
 	iptablestest "k8s.io/kubernetes/pkg/util/iptables/testing"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyexpect"
 )
 
 var chainCases = flag.Int("proxy-chain-cases", 500, "random cases of TestProxyChainsMatchIptablesProxier")
@@ -33,7 +33,7 @@ var errNoNetns = errors.New("cannot make a network namespace")
 // TestProxyChainsMatchIptablesProxier runs kube-proxy's iptables proxier
 // (on a fake iptables) over random inputs and requires that the nat
 // table's KUBE-SVC-, KUBE-SVL-, KUBE-EXT- and KUBE-SEP- chains be exactly
-// those pkg/proxyexpect derives, each service chain jumping to the
+// those pkg/verify/proxyexpect derives, each service chain jumping to the
 // KUBE-SEP- chains of the expected Cluster or Local endpoints. It holds the
 // chain names and the expected set to the proxier's own rules at once.
 // The proxier runs on a thread in a network namespace of its own, so its
@@ -144,7 +144,7 @@ func iptablesChains(in proxyInput, fam corev1.IPFamily) (string, error) {
 	return joinSorted(lines), nil
 }
 
-// oursChains renders the chains pkg/proxyexpect says the family's proxier
+// oursChains renders the chains pkg/verify/proxyexpect says the family's proxier
 // programs.
 func oursChains(in proxyInput, fam corev1.IPFamily) string {
 	var lines []string

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/json"
 	utilnet "k8s.io/utils/net"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyexpect"
 )
 
 // Small pools, so that addresses repeat across slices, hints name the

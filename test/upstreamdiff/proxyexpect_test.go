@@ -20,13 +20,13 @@ import (
 	proxyapis "k8s.io/kubernetes/pkg/proxy/apis"
 	utilnet "k8s.io/utils/net"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyexpect"
 )
 
 var proxyCases = flag.Int("proxy-cases", 10000, "random cases of TestProxyExpectMatchesUpstream")
 
 // TestProxyExpectMatchesUpstream feeds random Services, EndpointSlices and
-// nodes to pkg/proxyexpect and to kube-proxy's own code path (the informer
+// nodes to pkg/verify/proxyexpect and to kube-proxy's own code path (the informer
 // label filters of cmd/kube-proxy, ServiceChangeTracker, the
 // EndpointsChangeTracker's slice cache, CategorizeEndpoints, the health
 // check's LocalReadyEndpoints) and requires the same endpoints, with their

@@ -20,8 +20,8 @@ import (
 	utiliptables "k8s.io/kubernetes/pkg/util/iptables"
 	iptablestest "k8s.io/kubernetes/pkg/util/iptables/testing"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyread"
 )
 
 var (

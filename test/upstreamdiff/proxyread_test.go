@@ -24,8 +24,8 @@ import (
 	utiliptables "k8s.io/kubernetes/pkg/util/iptables"
 	iptablestest "k8s.io/kubernetes/pkg/util/iptables/testing"
 
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyexpect"
-	"github.com/kubectl-slices/kubectl-slices/pkg/proxyread"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyexpect"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/proxyread"
 )
 
 var readCaseCount = flag.Int("proxy-read-cases", 40, "random cases of the TestProxyRead tests")
