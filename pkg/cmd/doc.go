@@ -5,7 +5,7 @@
 // connects the parts (runCommand runs the three). Reading, planning,
 // judging, writing and printing live below: pkg/cluster, pkg/syncer,
 // pkg/explain, pkg/lifecycle, pkg/daemon, pkg/printers, pkg/deploy,
-// pkg/verify/probe and pkg/verify/verdict (verify);
+// pkg/verify/probe and pkg/verify/verdict (verify, mapped in pkg/verify);
 // arguments are read and checked by pkg/args and completed by
 // pkg/completion; pkg/exit words errors and owns the exit codes. What a
 // run over several Services exits with (outcomes.go) is decided here, since
