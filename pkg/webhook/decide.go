@@ -51,5 +51,5 @@ func Decide(findings []Finding, denyOn map[Kind]bool, mayListPods bool) Verdict 
 // printable on one line, as the API server drops a warning holding a
 // control character or a byte that is not UTF-8.
 func warning(s string) string {
-	return english.Clip(s, maxWarningLen-english.ClipTail)
+	return english.ClipTo(s, maxWarningLen)
 }

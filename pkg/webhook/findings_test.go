@@ -185,6 +185,11 @@ func TestDecide(t *testing.T) {
 	if len(v.Warnings[0]) > maxWarningLen || !strings.HasSuffix(v.Warnings[0], " more bytes)") {
 		t.Fatalf("long warning not shortened: %d bytes", len(v.Warnings[0]))
 	}
+	// One that fits the bound is never cut.
+	fits := strings.Repeat("x", maxWarningLen-len(warnPrefix))
+	if v = Decide([]Finding{{Kind: AddressFamily, Message: fits}}, nil, true); v.Warnings[0] != warnPrefix+fits {
+		t.Fatalf("a warning that fits was cut: %q", v.Warnings[0])
+	}
 	// The API server drops a warning it cannot put in a Warning header.
 	v = Decide([]Finding{{Kind: AddressFamily, Message: "a\nb\x1b[2J\xff"}}, nil, true)
 	if _, err := utilnet.NewWarningHeader(299, "-", v.Warnings[0]); err != nil || v.Warnings[0] != warnPrefix+"a b?[2J?" {
