@@ -55,11 +55,16 @@ func verifyWords(argv []string, sel syncer.Selection) string {
 }
 
 // verifyError words what the probe's run failed with as every command
-// words it: a read of the API about a Service (or the Nodes) as Describe
-// does, the run's context ending as the interrupt.
+// words it: a read of the API about a Service as Describe does, one about
+// no one Service as Cluster does, the run's context ending as the
+// interrupt.
 func verifyError(ctx context.Context, err error) error {
 	var re *probe.ReadError
 	switch {
+	case errors.As(err, &re) && re.Namespace == "" && re.Name == "":
+		// About no one Service: the API server's own words name what
+		// failed where.
+		err = exit.Cluster(re.Err)
 	case errors.As(err, &re):
 		err = exit.Describe(re.Namespace, re.Name, re.Err)
 	case errors.Is(err, context.Canceled):

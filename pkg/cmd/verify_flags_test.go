@@ -31,7 +31,9 @@ func TestVerifyErrorWording(t *testing.T) {
 		t.Errorf("a target not found: exit %d, %v", exit.Code(err), err)
 	}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New(`User "u" cannot list resource "nodes"`))
-	if err := verifyError(ctx, &probe.ReadError{Err: forbidden}); exit.Code(err) != exit.API {
+	// About no one Service (the Nodes, or several Services' shared read):
+	// the API server's words, not a Service's nor a namespace's.
+	if err := verifyError(ctx, &probe.ReadError{Err: forbidden}); exit.Code(err) != exit.API || strings.Contains(err.Error(), "services") {
 		t.Errorf("the Nodes forbidden: exit %d, %v", exit.Code(err), err)
 	}
 	if err := verifyError(ctx, context.Canceled); exit.Code(err) != 130 {

@@ -32,7 +32,9 @@ type Run struct {
 
 // ReadError is a read of the API a round needs that failed: a target not
 // found, a Service's slices or what its plan is made from (Namespace and
-// Name say which Service), or the Nodes (both empty). The command words it.
+// Name say which Service), or a read about no one Service (both empty):
+// the Nodes, or what several Services are planned from. The command words
+// it.
 type ReadError struct {
 	Namespace, Name string
 	Err             error
@@ -124,7 +126,13 @@ func (r Run) services(ctx context.Context, targets []syncer.Target, allNamespace
 	out := make([]verdict.Service, len(outs))
 	for i, o := range outs {
 		if o.Input.Service == nil {
-			// The read failed: there are no slices to judge.
+			// The read failed: there are no slices to judge. For several
+			// Services the read is one fill of a shared cache, whose
+			// failure every outcome carries: it is not about the first
+			// Service, and naming it would point at the wrong namespace.
+			if len(targets) > 1 {
+				return nil, &ReadError{Err: o.Err}
+			}
 			return nil, &ReadError{Namespace: o.Namespace, Name: o.Name, Err: o.Err}
 		}
 		s := verdict.Service{Service: targets[i].Service, Slices: byName(o.Input.Slices)}

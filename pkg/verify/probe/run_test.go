@@ -2,14 +2,17 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -231,6 +234,35 @@ func TestOneReadOfTheSlicesARoundAndOneReviewARun(t *testing.T) {
 		}
 		if lists.Load() != 2 || reviews.Load() != 3 {
 			t.Errorf("%d Services, two rounds: %d lists of the slices (want 2, one a round), %d access reviews (want 3, one a tier, once)", services, lists.Load(), reviews.Load())
+		}
+	}
+}
+
+// A Service whose plan cannot be read (its Pods may not be listed) leaves
+// no slices to judge: the round is an error, not a verdict, and it names
+// the Service only when the read was that Service's alone, since for
+// several the read is one fill that every outcome shares.
+func TestAFailedReadOfThePlanIsTheRoundsError(t *testing.T) {
+	for _, services := range []int{1, 2} {
+		svc, objs := webObjects()
+		targets := []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}
+		if services == 2 {
+			api := svc.DeepCopy()
+			api.Namespace = "ops"
+			objs = append(objs, api)
+			targets = append(targets, syncer.Target{Service: api, Namespace: "ops", Name: "web"})
+		}
+		c := client(nil, objs...)
+		c.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("may not list pods"))
+		})
+		_, err := Run{Options: options(c, fakeTransport{}), SyncPeriod: time.Second, Domain: "cluster.local"}.Report(context.Background(), targets, false)
+		var re *ReadError
+		if !errors.As(err, &re) || !apierrors.IsForbidden(re.Err) {
+			t.Fatalf("%d Services: %v, want a ReadError that is the forbidden list", services, err)
+		}
+		if named := re.Namespace != "" || re.Name != ""; named != (services == 1) {
+			t.Errorf("%d Services: the error names %s/%s", services, re.Namespace, re.Name)
 		}
 	}
 }

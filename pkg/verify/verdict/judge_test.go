@@ -309,7 +309,7 @@ func TestUnreadableRulesAreUncheckedNotMissing(t *testing.T) {
 func TestAPlanThatCouldNotBeMadeIsNotVerified(t *testing.T) {
 	n := node("node-a")
 	s := web("10.0.0.1")
-	s.PlanUnknown, s.PlanFailed = "cannot plan: pods is forbidden", true
+	s.PlanUnknown, s.PlanFailed = "cannot plan: endpoints \"web\" is forbidden", true
 	svcs := []Service{s}
 	rep := run(svcs, healthyNode(n, programmed(svcs, n), t0))
 	if rep.Status != Unknown || !rep.Services[0].PlanFailed || !strings.Contains(rep.Diagnosis, "default/web") || rep.Next == "" {
