@@ -25,11 +25,11 @@ func TestClip(t *testing.T) {
 		{"abcdef", "abcdef", `"abcdef"`}, // saying how much was cut would not be shorter
 		{"abcd" + x30, "abcd... (30 more bytes)", `"abcd"... (30 more bytes)`},
 		{"aé€" + x30, "aé... (33 more bytes)", `"aé"... (33 more bytes)`}, // the cut at 4 falls inside €: back to 3
-		{"a\nb", "a b", `"a\nb"`},        // a newline cannot forge a line
+		{"a\nb", "a b", `"a\nb"`},                 // a newline cannot forge a line
 		{" a \n\t  b\n", "a b", `" a \n\t  b\n"`}, // a run of whitespace is one space, none at the ends
-		{"\x1b[2J", "?[2J", `"\x1b[2J"`}, // nor an escape sequence move the cursor
-		{"a\xffb", "a?b", `"a\xffb"`},    // a byte that is not UTF-8
-		{"\u202ea", "?a", `"\u202ea"`},   // a bidi override
+		{"\x1b[2J", "?[2J", `"\x1b[2J"`},          // nor an escape sequence move the cursor
+		{"a\xffb", "a?b", `"a\xffb"`},             // a byte that is not UTF-8
+		{"\u202ea", "?a", `"\u202ea"`},            // a bidi override
 		{strings.Repeat("\x80", 30), "?... (29 more bytes)", `"\x80"... (29 more bytes)`}, // garbage: backs up at most 3 bytes
 	} {
 		if got := Clip(c.in, 4); got != c.clip {
