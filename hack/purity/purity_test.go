@@ -90,17 +90,7 @@ func TestReadOnlyPackagesWriteNothing(t *testing.T) {
 // directly or through another project package; pkg/cluster's client, the
 // client-go scheme and test files do not count.
 func TestCheckReadOnlyFindsWriters(t *testing.T) {
-	root := t.TempDir()
-	write := func(pkg, name, imports string) {
-		dir := filepath.Join(root, pkg)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		src := "package " + filepath.Base(pkg) + "\n\nimport (\n" + imports + ")\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, write := importTree(t)
 	m := `	_ "` + module
 	write("pkg/printers", "a.go", m+"pkg/helper\"\n"+m+"pkg/cluster\"\n\t_ \"k8s.io/client-go/kubernetes/scheme\"\n")
 	write("pkg/printers", "a_test.go", m+"pkg/apply\"\n")
@@ -138,17 +128,7 @@ func TestBottomPackagesImportNoProjectPackage(t *testing.T) {
 // leaf, directly or through a leaf; a writer is named as such; a leaf, the
 // libraries and test files do not count.
 func TestCheckBottomFindsImports(t *testing.T) {
-	root := t.TempDir()
-	write := func(pkg, name, imports string) {
-		dir := filepath.Join(root, pkg)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		src := "package " + filepath.Base(pkg) + "\n\nimport (\n" + imports + ")\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, write := importTree(t)
 	m := `	_ "` + module
 	write("pkg/exit", "a.go", m+"pkg/apply\"\n"+m+"internal/english\"\n\t_ \"k8s.io/apimachinery/pkg/api/errors\"\n")
 	write("pkg/exit", "b.go", m+"pkg/daemon\"\n"+m+"pkg/apply\"\n")
@@ -165,5 +145,22 @@ func TestCheckBottomFindsImports(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, v); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
+
+// importTree is a temporary tree and a writer of Go files in it, each
+// only a package clause and the imports given.
+func importTree(t *testing.T) (string, func(pkg, name, imports string)) {
+	t.Helper()
+	root := t.TempDir()
+	return root, func(pkg, name, imports string) {
+		dir := filepath.Join(root, pkg)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := "package " + filepath.Base(pkg) + "\n\nimport (\n" + imports + ")\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
