@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"weak"
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -39,6 +41,55 @@ func (t *internTable[V]) get(key string, v V) V {
 	return v
 }
 
+// weakTable hands out one shared value per key, as internTable does, but
+// holds its values weakly: once no cached object refers to a value the
+// garbage collector reclaims it and its entry goes. It is for values unique
+// to a moment, such as a Ready condition keyed by its transition time: each
+// readiness flip makes a new one, which a bounded table would keep until it
+// started over (8,192 flips later, hours of a busy cluster, and most of a
+// long-running loop's memory growth), though the flipped Pod no longer
+// holds it.
+type weakTable[T any] struct {
+	mu sync.Mutex
+	m  map[string]weak.Pointer[T]
+}
+
+// weakEntry names the entry a cleanup may drop: only the one it was made
+// for, not a newer value under the same key.
+type weakEntry[T any] struct {
+	key string
+	ptr weak.Pointer[T]
+}
+
+func (t *weakTable[T]) get(key string, v *T) *T {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if got := t.m[key].Value(); got != nil {
+		return got
+	}
+	if t.m == nil {
+		t.m = make(map[string]weak.Pointer[T])
+	}
+	ptr := weak.Make(v)
+	t.m[key] = ptr
+	runtime.AddCleanup(v, t.drop, weakEntry[T]{key, ptr})
+	return v
+}
+
+func (t *weakTable[T]) drop(e weakEntry[T]) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m[e.key] == e.ptr {
+		delete(t.m, e.key)
+	}
+}
+
+func (t *weakTable[T]) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
 // podInterner shares, between cached Pods, the parts that are the same for
 // every Pod of a workload: the label set, the ports of the containers, the
 // controller reference, the Ready condition (status and transition second),
@@ -49,7 +100,7 @@ type podInterner struct {
 	labels     internTable[map[string]string]
 	containers internTable[[]corev1.Container]
 	owners     internTable[[]metav1.OwnerReference]
-	conditions internTable[[]corev1.PodCondition]
+	conditions weakTable[[1]corev1.PodCondition]
 }
 
 var pods podInterner
@@ -138,9 +189,11 @@ func (in *podInterner) owner(refs []metav1.OwnerReference) []metav1.OwnerReferen
 	return in.owners.get(k.String(), refs)
 }
 
-// condition interns the Ready condition slimPod keeps. The transition time
-// is keyed to the nanosecond and by location, so a shared value is equal
-// (reflect.DeepEqual) to the one it stands for.
+// condition interns the Ready condition slimPod keeps, weakly (weakTable):
+// Pods that turned ready in the same second share it for as long as one
+// of them is cached. The transition time is keyed to the nanosecond and by
+// location, so a shared value is equal (reflect.DeepEqual) to the one it
+// stands for.
 func (in *podInterner) condition(cs []corev1.PodCondition) []corev1.PodCondition {
 	if len(cs) != 1 {
 		return cs
@@ -157,7 +210,7 @@ func (in *podInterner) condition(cs []corev1.PodCondition) []corev1.PodCondition
 	if c.LastProbeTime.IsZero() {
 		k.add("zero")
 	}
-	return in.conditions.get(k.String(), cs)
+	return in.conditions.get(k.String(), &[1]corev1.PodCondition{c})[:]
 }
 
 // sliceInterner shares, between the endpoints of cached EndpointSlices,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -229,6 +230,44 @@ func TestInternTableBounded(t *testing.T) {
 		}
 		if len(tab.m) > internLimit {
 			t.Fatalf("%d values held, limit %d", len(tab.m), internLimit)
+		}
+	}
+}
+
+// A Ready condition is held only while a cached Pod holds it: every
+// readiness flip interns a new transition time, and a table that kept
+// them would grow with the flips, not with the Pods (the long-running
+// loop's memory, flip after flip).
+func TestInternedConditionsGoWithTheirPods(t *testing.T) {
+	var in podInterner
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cond := func(i int) []corev1.PodCondition {
+		return []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.NewTime(at.Add(time.Duration(i) * time.Second))}}
+	}
+	const held, flips = 10, 5000
+	kept := make([][]corev1.PodCondition, held)
+	for i := range held {
+		kept[i] = in.condition(cond(i))
+	}
+	for i := held; i < held+flips; i++ {
+		in.condition(cond(i)) // a flip: the Pod's previous condition is dropped
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for in.conditions.len() > held && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := in.conditions.len(); n > held {
+		t.Fatalf("%d conditions held after %d flips, %d Pods still hold one", n, flips, held)
+	}
+	for i, c := range kept {
+		got := in.condition(cond(i))
+		if &got[0] != &c[0] {
+			t.Fatalf("condition %d: not shared while a Pod holds it", i)
+		}
+		if !reflect.DeepEqual(got, cond(i)) {
+			t.Fatalf("condition %d: %v, want %v", i, got, cond(i))
 		}
 	}
 }
