@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -57,7 +58,12 @@ type serviceCounts struct{ endpoints, desiredSlices, slices int }
 // leader elector is built (kubemetrics.Register).
 func NewMetrics() *Metrics {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The heap the last GC found live beside the memstats: RSS moves with
+	// the heap's GC target, up to twice the live heap, so a slow leak shows
+	// in this first.
+	live := collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)}
+	reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(live)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	kubemetrics.Register(reg)
 	buckets := prometheus.ExponentialBuckets(2, 2, 15) // upstream's
 	m := &Metrics{Registry: reg, Queue: kubemetrics.NewQueue(reg), perService: map[string]serviceCounts{}, now: time.Now,

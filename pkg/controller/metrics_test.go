@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -184,4 +185,23 @@ func gather(t *testing.T, m *Metrics) []*dto.MetricFamily {
 		t.Fatal(err)
 	}
 	return mfs
+}
+
+// The live heap is exposed beside the memstats: a long-running loop's slow
+// leak shows in it before RSS, which moves with the GC's target.
+func TestMetricsExposeTheLiveHeap(t *testing.T) {
+	goruntime.GC()
+	fams, err := NewMetrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() == "go_gc_heap_live_bytes" {
+			if v := f.GetMetric()[0].GetGauge().GetValue(); v <= 0 {
+				t.Fatalf("go_gc_heap_live_bytes = %v", v)
+			}
+			return
+		}
+	}
+	t.Fatal("go_gc_heap_live_bytes not exposed")
 }

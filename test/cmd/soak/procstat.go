@@ -29,15 +29,15 @@ func parseStatusKB(status, key string) (int64, bool) {
 	return 0, false
 }
 
-// parseGoroutines reads go_goroutines from Prometheus' text exposition.
-func parseGoroutines(text string) (int, bool) {
+// parseGauge reads an unlabelled gauge from Prometheus' text exposition.
+func parseGauge(text, name string) (float64, bool) {
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) == 2 && f[0] == "go_goroutines" {
+		if len(f) == 2 && f[0] == name {
 			v, err := strconv.ParseFloat(f[1], 64)
-			return int(v), err == nil
+			return v, err == nil
 		}
 	}
 	return 0, false
@@ -91,24 +91,29 @@ func fdsOf(pid int) int {
 	return len(d)
 }
 
-// goroutinesOf reads go_goroutines from a replica's /metrics, -1 when it
-// does not answer within 3 s.
-func goroutinesOf(ctx context.Context, addr string) int {
+// runtimeOf reads go_goroutines and go_gc_heap_live_bytes (the heap the
+// last GC found live: what RSS grows from, without the garbage the heap
+// may grow to before the next GC) from a replica's /metrics, -1 each when
+// it does not answer within 3 s or lacks it.
+func runtimeOf(ctx context.Context, addr string) (goroutines int, heapLive int64) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return -1
+		return -1, -1
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return -1
+		return -1, -1
 	}
-	n, ok := parseGoroutines(string(b))
-	if !ok {
-		return -1
+	goroutines, heapLive = -1, -1
+	if v, ok := parseGauge(string(b), "go_goroutines"); ok {
+		goroutines = int(v)
 	}
-	return n
+	if v, ok := parseGauge(string(b), "go_gc_heap_live_bytes"); ok {
+		heapLive = int64(v)
+	}
+	return goroutines, heapLive
 }

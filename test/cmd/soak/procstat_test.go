@@ -17,9 +17,13 @@ func TestParseProc(t *testing.T) {
 	if _, ok := parseStatusKB("Name:\tzombie\n", "VmRSS"); ok {
 		t.Error("no VmRSS line (a zombie) parsed")
 	}
-	metrics := "# HELP go_goroutines Number of goroutines that currently exist.\n# TYPE go_goroutines gauge\ngo_goroutines 87\ngo_threads 12\n"
-	if n, ok := parseGoroutines(metrics); !ok || n != 87 {
-		t.Errorf("go_goroutines: %d %v", n, ok)
+	metrics := "# HELP go_goroutines Number of goroutines that currently exist.\n# TYPE go_goroutines gauge\ngo_goroutines 87\n" +
+		"go_gc_heap_live_bytes_total 1\ngo_gc_heap_live_bytes 6.5e+06\ngo_threads 12\n"
+	if n, ok := parseGauge(metrics, "go_goroutines"); !ok || n != 87 {
+		t.Errorf("go_goroutines: %v %v", n, ok)
+	}
+	if n, ok := parseGauge(metrics, "go_gc_heap_live_bytes"); !ok || n != 6.5e6 {
+		t.Errorf("go_gc_heap_live_bytes: %v %v", n, ok)
 	}
 	// This test binary is its own "plugin"; a process that is not is none.
 	exe, _ := os.Executable()

@@ -200,13 +200,13 @@ func (r *replica) get(ctx context.Context, path string) int {
 
 // sample looks at the replica's process once.
 func (r *replica) sample(ctx context.Context) resourceSample {
-	s := resourceSample{At: time.Now(), Replica: r.Name, Goroutines: -1, FDs: -1}
+	s := resourceSample{At: time.Now(), Replica: r.Name, Goroutines: -1, FDs: -1, HeapLive: -1}
 	pid := r.PID()
 	if pid == 0 {
 		return s
 	}
 	m := memoryOf(pid)
 	s.PID, s.RSS, s.RSSAnon, s.RSSFile, s.FDs = pid, m.RSS, m.Anon, m.File, fdsOf(pid)
-	s.Goroutines = goroutinesOf(ctx, r.healthAddr)
+	s.Goroutines, s.HeapLive = runtimeOf(ctx, r.healthAddr)
 	return s
 }

@@ -129,7 +129,8 @@ func formatSample(s resourceSample) string {
 	if s.PID == 0 {
 		return "not running"
 	}
-	return fmt.Sprintf("%.1f MiB, %d goroutines, %d fds (pid %d)", float64(s.RSS)/(1<<20), s.Goroutines, s.FDs, s.PID)
+	return fmt.Sprintf("%.1f MiB (heap live %.1f MiB), %d goroutines, %d fds (pid %d)", float64(s.RSS)/(1<<20),
+		float64(s.HeapLive)/(1<<20), s.Goroutines, s.FDs, s.PID)
 }
 
 // progressLine is the one line printed every minute.

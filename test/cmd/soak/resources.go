@@ -16,6 +16,7 @@ type resourceSample struct {
 	RSSAnon    int64 // bytes of RSS that are anonymous memory (heap, stacks)
 	RSSFile    int64 // bytes of RSS that are file pages (the binary)
 	Goroutines int   // -1: /metrics did not answer
+	HeapLive   int64 // bytes the last GC found live; -1: /metrics did not answer (reported, not judged)
 	FDs        int   // -1: /proc did not answer
 	Leader     bool  // its replica held the Lease then (from the audit log)
 }

@@ -92,11 +92,11 @@ func (r results) writeCSVs(dir string) error {
 		return t.UTC().Format(time.RFC3339Nano)
 	}
 	files := map[string][][]string{}
-	rows := [][]string{{"time", "elapsed_s", "replica", "pid", "rss_bytes", "rss_anon_bytes", "rss_file_bytes", "goroutines", "fds", "leader"}}
+	rows := [][]string{{"time", "elapsed_s", "replica", "pid", "rss_bytes", "rss_anon_bytes", "rss_file_bytes", "goroutines", "fds", "leader", "heap_live_bytes"}}
 	for _, s := range r.withLeaders(in.Resources) {
 		rows = append(rows, []string{stamp(s.At), secs(s.At), s.Replica, strconv.Itoa(s.PID), strconv.FormatInt(s.RSS, 10),
 			strconv.FormatInt(s.RSSAnon, 10), strconv.FormatInt(s.RSSFile, 10),
-			strconv.Itoa(s.Goroutines), strconv.Itoa(s.FDs), strconv.FormatBool(s.Leader)})
+			strconv.Itoa(s.Goroutines), strconv.Itoa(s.FDs), strconv.FormatBool(s.Leader), strconv.FormatInt(s.HeapLive, 10)})
 	}
 	files["resources.csv"] = rows
 	rows = [][]string{{"time", "elapsed_s", "churn_events", "our_writes", "controller_writes", "takeovers", "services", "services_served_by_ours", "services_controller_behind", "ready_endpoints", "drops"}}
