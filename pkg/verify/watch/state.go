@@ -1,0 +1,181 @@
+package watch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
+	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
+)
+
+// Kind is what a target is: a node (its service proxy) or a DNS replica.
+type Kind string
+
+const (
+	Node    Kind = "node"
+	Replica Kind = "dns"
+)
+
+// Event reasons, on the Node (or the DNS Pod).
+const (
+	ReasonDrift     = "DataPlaneDrift"
+	ReasonRecovered = "DataPlaneRecovered"
+)
+
+// Entry is one target's status after a round.
+type Entry struct {
+	Kind Kind
+	// Name is the node's, or "namespace/name" of the DNS Pod.
+	Name   string
+	Status verdict.Status
+	// Reason says why UNKNOWN or PENDING, or names the first finding of a
+	// DRIFT; Class is UNKNOWN's reason class (Class).
+	Reason, Class  string
+	Missing, Extra int
+	// Since is when the target took its status (the round that first
+	// found it).
+	Since time.Time
+}
+
+// Event is a Kubernetes Event a change of status is worth.
+type Event struct {
+	Kind    Kind
+	Name    string
+	Warning bool // Warning, else Normal
+	Reason  string
+	Message string
+}
+
+// State is what the rounds so far found: each target's entry, and which
+// targets were told DRIFT (an Event) and have not yet recovered.
+type State struct {
+	// MinGap is the least time between two DataPlaneDrift Events of one
+	// target: a node flapping between OK and DRIFT is told once a gap.
+	MinGap  time.Duration
+	entries map[key]Entry
+	warned  map[key]time.Time // the last DataPlaneDrift told, while its episode lasts
+	told    map[key]time.Time // the last DataPlaneDrift told, kept across episodes
+}
+
+type key struct {
+	kind Kind
+	name string
+}
+
+// Apply takes a round's report, read at now, and returns every target's
+// entry (nodes then replicas, each in name order; targets the round did
+// not see are gone) and the Events its changes are worth.
+func (s *State) Apply(rep verdict.Report, now time.Time) ([]Entry, []Event) {
+	if s.entries == nil {
+		s.entries, s.warned, s.told = map[key]Entry{}, map[key]time.Time{}, map[key]time.Time{}
+	}
+	cur := entriesOf(rep)
+	next := make(map[key]Entry, len(cur))
+	var events []Event
+	for i, e := range cur {
+		k := key{e.Kind, e.Name}
+		prev, seen := s.entries[k]
+		e.Since = now
+		if seen && prev.Status == e.Status {
+			e.Since = prev.Since
+		}
+		cur[i] = e
+		next[k] = e
+		switch {
+		case e.Status == verdict.Drift && s.warned[k].IsZero() && now.Sub(s.told[k]) >= s.MinGap:
+			events = append(events, Event{Kind: e.Kind, Name: e.Name, Warning: true, Reason: ReasonDrift,
+				Message: fmt.Sprintf("%s %s drifts from the EndpointSlices: %s", e.Kind.word(), e.Name, e.Reason)})
+			s.warned[k], s.told[k] = now, now
+		case e.Status == verdict.OK && !s.warned[k].IsZero():
+			events = append(events, Event{Kind: e.Kind, Name: e.Name, Reason: ReasonRecovered,
+				Message: fmt.Sprintf("%s %s serves what the EndpointSlices say again, %s after it was found drifting",
+					e.Kind.word(), e.Name, now.Sub(s.warned[k]).Round(time.Second))})
+			delete(s.warned, k)
+		}
+	}
+	for k := range s.entries {
+		if _, ok := next[k]; !ok {
+			delete(s.warned, k)
+			delete(s.told, k)
+		}
+	}
+	s.entries = next
+	return cur, events
+}
+
+func (k Kind) word() string {
+	if k == Replica {
+		return "DNS replica"
+	}
+	return "node"
+}
+
+// entriesOf reads a report's targets, statuses and reasons.
+func entriesOf(rep verdict.Report) []Entry {
+	out := make([]Entry, 0, len(rep.Nodes)+len(rep.DNS))
+	for _, n := range rep.Nodes {
+		e := Entry{Kind: Node, Name: n.Node, Status: n.Status, Reason: n.Reason, Missing: len(n.Missing), Extra: len(n.Extra)}
+		if e.Status == verdict.Drift {
+			e.Reason = firstFinding(n)
+		}
+		if e.Status == verdict.Unknown {
+			e.Class = Class(n)
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	dns := make([]Entry, 0, len(rep.DNS))
+	for _, d := range rep.DNS {
+		e := Entry{Kind: Replica, Name: d.Replica, Status: verdict.Status(d.Status), Reason: d.Reason,
+			Missing: len(d.Missing), Extra: len(d.Extra)}
+		switch {
+		case e.Status == verdict.Drift && len(d.Missing) > 0:
+			e.Reason = "record " + d.Missing[0].String() + " missing" + more(len(d.Missing)+len(d.Extra)-1)
+		case e.Status == verdict.Drift && len(d.Extra) > 0:
+			e.Reason = "record " + d.Extra[0].String() + " served, not in the slices" + more(len(d.Extra)-1)
+		case e.Status == verdict.Unknown:
+			e.Class = ClassUnreadable
+		}
+		e.Reason = english.Clip(e.Reason, english.ClipLen)
+		dns = append(dns, e)
+	}
+	slices.SortFunc(dns, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return append(out, dns...)
+}
+
+// firstFinding words a DRIFT node's first finding, missing before extra:
+// the Service and the endpoint an operator looks for.
+func firstFinding(n verdict.NodeRow) string {
+	var f verdict.Finding
+	state := "missing"
+	switch {
+	case len(n.Missing) > 0:
+		f = n.Missing[0]
+	case len(n.Extra) > 0:
+		f, state = n.Extra[0], "programmed, not in the slices"
+	default:
+		return n.Reason
+	}
+	what := f.What
+	switch {
+	case f.Endpoint != "":
+		what += " " + f.Endpoint
+	case f.Chain != "":
+		what += " " + f.Chain
+	}
+	port := ""
+	if f.Port != "" {
+		port = " port " + f.Port
+	}
+	return english.Clip(fmt.Sprintf("Service %s%s: %s %s%s", f.Service, port, what, state, more(len(n.Missing)+len(n.Extra)-1)),
+		english.ClipLen)
+}
+
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n)
+}
