@@ -18,6 +18,8 @@ type VerifyOptions struct {
 	Targets TargetFlags
 	Output  string
 	Probe   probe.Run
+	Watch   VerifyWatchFlags
+	changed func(string) bool
 }
 
 func newVerifyCommand(root *RootOptions) *cobra.Command {
@@ -29,6 +31,8 @@ func newVerifyCommand(root *RootOptions) *cobra.Command {
 	}
 	addTargetFlags(cmd, &o.Targets)
 	addVerifyFlags(cmd, &o.Output, &o.Probe)
+	addVerifyWatchFlags(cmd, &o.Watch)
+	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd
 }
 
@@ -44,11 +48,17 @@ func (o *VerifyOptions) Validate() error {
 	if err := validateVerifyFlags(o.Output, o.Probe); err != nil {
 		return err
 	}
+	if err := o.Watch.validate(o.changed, o.Output, o.Probe); err != nil {
+		return err
+	}
 	return validateTargets(&o.Targets)
 }
 
 // Run verifies the Services; the exit code says agree, drift or could not verify.
 func (o *VerifyOptions) Run(ctx context.Context) error {
+	if o.Watch.Watch {
+		return o.runWatch(ctx)
+	}
 	defer cluster.ReportRequests(o.ErrOut)
 	client, targets, err := o.connect(ctx, o.Targets)
 	if err != nil {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,5 +39,28 @@ func TestVerifyErrorWording(t *testing.T) {
 	}
 	if err := verifyError(ctx, context.Canceled); exit.Code(err) != 130 {
 		t.Errorf("interrupted while settling: exit %d, %v", exit.Code(err), err)
+	}
+}
+
+// The watch's flags are refused, before any request, where they mean
+// nothing or contradict the watch.
+func TestVerifyWatchFlagErrors(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	w := []string{"verify", "--all", "--watch"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", "--all", "--interval", "1m"}, "--interval is valid only with --watch"},
+		{[]string{"verify", "--all", "--health-addr", ":8080"}, "--health-addr is valid only with --watch"},
+		{append(w, "-o", "json"), "-o is not valid with --watch"},
+		{append(w, "--settle"), "--settle is not valid with --watch"},
+		{append(w, "--interval", "10s"), "--interval (10s) must be at least --sync-period (30s)"},
+		{append(w, "--health-addr", "8080"), "--health-addr must be HOST:PORT"},
+	} {
+		_, errOut, code := runCmd(t, c.args...)
+		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, exit.Usage, c.want)
+		}
 	}
 }

@@ -1,5 +1,8 @@
-// Package daemon assembles the long-running process: `sync --watch` (the
-// loop, run by hand, as a Deployment or as a sidecar) and `webhook`.
+// Package daemon assembles the long-running processes: `sync --watch` (the
+// loop, run by hand, as a Deployment or as a sidecar) and `webhook`, and
+// `verify --watch` (verify.go: rounds of pkg/verify/probe read from its own
+// informers, as pkg/verify/watch schedules and judges their changes, served
+// as metrics and recorded as Events on the Nodes; it writes nothing else).
 //
 // It owns what the parts share and nothing else: the one cluster.Cache and
 // its informers, the leader election, the health and metrics server, the

@@ -17,6 +17,10 @@
 //     and returns the Report: a status per node, DNS replica and Service,
 //     with the findings and the diagnosis.
 //
+//   - watch: the pure core of verify --watch: when a round is due and what
+//     a round's statuses change (the Events). pkg/daemon runs the rounds
+//     (probe.Run.Verify) from informers and serves the statuses as metrics.
+//
 // pkg/cmd's verify command runs probe.Run and words its errors and exit
 // codes; pkg/printers prints the verdict.Report. Nothing imports this
 // package.

@@ -135,20 +135,49 @@ func (r Run) services(ctx context.Context, targets []syncer.Target, allNamespace
 			}
 			return nil, &ReadError{Namespace: o.Namespace, Name: o.Name, Err: o.Err}
 		}
-		s := verdict.Service{Service: targets[i].Service, Slices: byName(o.Input.Slices)}
-		switch {
-		case o.Err != nil:
-			s.PlanUnknown, s.PlanFailed = "cannot plan: "+english.Clip(o.Err.Error(), english.ClipLen), true
-		case o.Plan == nil:
-			s.PlanUnknown, s.PlanFailed = "no plan", true
-		case !o.Plan.Service.Planned():
-			s.PlanUnknown = "not planned: " + string(o.Plan.Service.Reason)
-		default:
-			s.Planned = o.Plan.Final()
-		}
-		out[i] = s
+		out[i] = serviceOf(targets[i].Service, o)
 	}
 	return out, nil
+}
+
+// serviceOf is one Service as the judge takes it: its slices as read for
+// its plan, and the plan or why there is none.
+func serviceOf(svc *corev1.Service, o syncer.Outcome) verdict.Service {
+	s := verdict.Service{Service: svc, Slices: byName(o.Input.Slices)}
+	switch {
+	case o.Err != nil:
+		s.PlanUnknown, s.PlanFailed = "cannot plan: "+english.Clip(o.Err.Error(), english.ClipLen), true
+	case o.Plan == nil:
+		s.PlanUnknown, s.PlanFailed = "no plan", true
+	case !o.Plan.Service.Planned():
+		s.PlanUnknown = "not planned: " + string(o.Plan.Service.Reason)
+	default:
+		s.Planned = o.Plan.Final()
+	}
+	return s
+}
+
+// Access is the caller's rights, reviewed once (Review) for the rounds
+// that read with them.
+type Access struct{ r rights }
+
+// Review reviews the caller's rights for the tiers.
+func (r Run) Review(ctx context.Context) Access {
+	return Access{preflight(ctx, r.Client, ProxyNamespace)}
+}
+
+// Verify is one round of a long-running verifier: svcs planned from src
+// (an informer cache, so nothing is listed for them), their slices as src
+// holds them, nodes and every DNS replica read once with a's rights, and
+// that round judged. A Service src cannot load is judged without a plan
+// (PlanFailed: the round is UNKNOWN for it), not dropped.
+func (r Run) Verify(ctx context.Context, src syncer.Source, a Access, nodes []*corev1.Node, svcs []*corev1.Service) verdict.Report {
+	in := make([]verdict.Service, len(svcs))
+	opts := syncer.Options{Plan: reconcile.DefaultOptions(), Planner: syncer.MirroringPlanner(syncer.GetEndpoints(r.Client))}
+	for i, svc := range svcs {
+		in[i] = serviceOf(svc, syncer.Sync(ctx, src, r.Client.DiscoveryV1(), svc, opts))
+	}
+	return verdict.Judge(r.round(ctx, a.r, nodes, in))
 }
 
 // byName is the slices in name order, as the API lists them: a cache
