@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -57,6 +59,8 @@ func RunVerify(ctx context.Context, cfg VerifyConfig) error {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	tuneGC() // a resident cache, as the loop's
+	go CollectWhenQuiet(ctx, QuietGCInterval)
 	var ln net.Listener
 	if cfg.HealthAddr != "" {
 		var err error
@@ -80,9 +84,9 @@ func RunVerify(ctx context.Context, cfg VerifyConfig) error {
 		return err
 	}
 	changed := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { v.changed() },
-		UpdateFunc: func(any, any) { v.changed() },
-		DeleteFunc: func(any) { v.changed() },
+		AddFunc:    func(o any) { v.changed(o) },
+		UpdateFunc: func(_, o any) { v.changed(o) },
+		DeleteFunc: func(o any) { v.changed(o) },
 	}
 	for _, inf := range []cache.SharedIndexInformer{infs.Services, infs.Slices} {
 		if _, err := inf.AddEventHandler(changed); err != nil {
@@ -121,7 +125,26 @@ type verifier struct {
 	lastRound time.Time // when the last round ended (zero: none yet)
 }
 
-func (v *verifier) changed() {
+// changed notes a change of a selected Service or of one of its slices.
+func (v *verifier) changed(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	var svc *corev1.Service
+	switch o := obj.(type) {
+	case *corev1.Service:
+		svc = o
+	case *discovery.EndpointSlice:
+		name := o.Labels[discovery.LabelServiceName]
+		got, ok, _ := v.cache.Services.GetByKey(o.Namespace + "/" + name)
+		if !ok {
+			return // its Service is not cached (gone, or out of scope)
+		}
+		svc = got.(*corev1.Service)
+	}
+	if svc == nil || !v.selected(svc) {
+		return
+	}
 	v.changedMu.Lock()
 	if v.synced { // the initial lists are no change: the first round reads them
 		v.schedule.Changed(v.cfg.Now())
@@ -202,22 +225,21 @@ func statusLine(e watch.Entry) string {
 	return line
 }
 
+// selected: the selection names svc (names in the namespace) or, naming
+// none, its labels match (-l; every Service with --all).
+func (v *verifier) selected(svc *corev1.Service) bool {
+	sel := v.cfg.Selection
+	if len(sel.Names) > 0 {
+		return svc.Namespace == sel.Namespace && slices.Contains(sel.Names, svc.Name)
+	}
+	return sel.Labels == nil || sel.Labels.Matches(labels.Set(svc.Labels))
+}
+
 // services are the selected Services, in key order.
 func (v *verifier) services() []*corev1.Service {
-	sel := v.cfg.Selection
-	names := map[string]bool{}
-	for _, n := range sel.Names {
-		names[sel.Namespace+"/"+n] = true
-	}
-	matches := sel.Labels
-	if matches == nil {
-		matches = labels.Everything()
-	}
 	var out []*corev1.Service
 	for _, o := range v.cache.Services.List() {
-		svc := o.(*corev1.Service)
-		key := svc.Namespace + "/" + svc.Name
-		if (len(names) > 0 && names[key]) || (len(names) == 0 && matches.Matches(labels.Set(svc.Labels))) {
+		if svc := o.(*corev1.Service); v.selected(svc) {
 			out = append(out, svc)
 		}
 	}
