@@ -73,8 +73,9 @@ type Cache struct {
 	// value: Informers keeps those Endpoints objects whole
 	// (TransformKeeping), for the loop that writes them.
 	KeepEndpoints string
-	// ReadOnly: the cache's user only reads (the admission webhook), so
-	// Informers does not ask for the rights to write EndpointSlices.
+	// ReadOnly: the cache's user only reads (the admission webhook, verify
+	// --watch), so Informers asks neither for the rights to write
+	// EndpointSlices nor for the gets that re-read after a write conflict.
 	ReadOnly bool
 }
 
@@ -206,7 +207,11 @@ func (c *Cache) Informers(ctx context.Context) (*Informers, error) {
 	}
 	// After a write conflict the inputs are re-read from the API server
 	// (cluster.Reader), which GETs up to nodeGetLimit Nodes one by one.
-	ok, err = c.canRead(ctx, "nodes", "list", "watch", "get")
+	nodeVerbs := []string{"list", "watch", "get"}
+	if c.ReadOnly {
+		nodeVerbs = nodeVerbs[:2]
+	}
+	ok, err = c.canRead(ctx, "nodes", nodeVerbs...)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +255,8 @@ func (c *Cache) mayWatch(ctx context.Context) error {
 		{discovery.GroupName, "endpointslices", []string{"list", "watch", "create", "update", "delete"}},
 	}
 	if c.ReadOnly {
-		need[2].verbs = need[2].verbs[:2]
+		// No write, so no conflict to re-read after either.
+		need[0].verbs, need[2].verbs = need[0].verbs[:2], need[2].verbs[:2]
 	}
 	for _, n := range need {
 		for _, verb := range n.verbs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,6 +38,8 @@ type DeployOptions struct {
 	PodCIDRs        []string
 	WebhookClientCA string
 	Monitoring      bool
+	Verify          bool
+	VerifyTiers     string
 	Output          string
 	// namespace is where the manifests go; ownNamespace says it is
 	// kubectl-slices' own, which cluster mode creates.
@@ -47,6 +50,9 @@ type DeployOptions struct {
 	// nodes are the Nodes' Pod CIDRs, read by Run when no flag names the
 	// webhook's sources or the Pod CIDRs.
 	nodes *deploy.NodePodCIDRs
+	// tiers are --verify-tiers, parsed by Validate.
+	tiers []string
+	cmd   *cobra.Command
 }
 
 // defaultImage is the image of this build's version; no image is
@@ -63,6 +69,7 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE:    runCommand(o),
 	}
+	o.cmd = cmd
 	f := cmd.Flags()
 	f.StringVar(&o.Image, "image", defaultImage(), "Container image of kubectl-slices (built from the Dockerfile)")
 	f.Int32Var(&o.Replicas, "replicas", 2, "Replicas of the Deployment; one leads, the others stand by with warm caches")
@@ -80,6 +87,9 @@ func newDeployCommand(root *RootOptions) *cobra.Command {
 	f.StringSliceVar(&o.PodCIDRs, "pod-cidr", nil, "With --webhook, without --webhook-source: the cluster's Pod CIDRs, cut out of the addresses the webhook port admits (default the Nodes' spec.podCIDRs, read from the cluster if it can be)")
 	f.StringVar(&o.WebhookClientCA, "webhook-client-ca", "", "With --webhook: the CA (PEM file) of the client certificate the API server presents to webhooks (its AdmissionConfiguration); the webhook then refuses every other caller")
 	f.BoolVar(&o.Monitoring, "monitoring", false, "Also print a PodMonitor and a PrometheusRule (prometheus-operator's monitoring.coreos.com/v1): the loop scraped, its alerts loaded")
+	f.BoolVar(&o.Verify, "verify", false, "Also run verify --watch as a Deployment of its own, with its own ServiceAccount: the data plane under watch, as metrics and Events on the Nodes (cluster mode)")
+	f.StringVar(&o.VerifyTiers, "verify-tiers", strings.Join(deploy.DefaultTiers, ","), "With --verify: the tiers it may read, and so the rights it is granted in kube-system: healthz (get pods/proxy), metrics (create pods/portforward; also the DNS replicas), rules (create pods/exec: root on the node)")
+	_ = cmd.RegisterFlagCompletionFunc("verify-tiers", cobra.FixedCompletions(deploy.Tiers, cobra.ShellCompDirectiveNoFileComp))
 	f.StringVarP(&o.Output, "output", "o", "yaml", "Output format: yaml or json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"yaml", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("sidecar-for", root.completer().WorkloadFlag)
@@ -104,6 +114,14 @@ func (o *DeployOptions) Validate() error {
 		}
 		o.clientCA = ca
 	}
+	if f := o.cmd.Flag("verify-tiers"); f != nil && f.Changed && !o.Verify {
+		return exit.Usagef("--verify-tiers goes with --verify")
+	}
+	tiers, err := deploy.ParseTiers(o.VerifyTiers)
+	if err != nil {
+		return exit.Usagef("%v", err)
+	}
+	o.tiers = tiers
 	if err := o.request().Validate(webhook.CheckAllowed); err != nil {
 		return exit.Usagef("%v", err)
 	}
@@ -133,7 +151,8 @@ func (o *DeployOptions) request() deploy.Request {
 	return deploy.Request{Namespace: o.namespace, OwnNamespace: o.ownNamespace, Image: o.Image, Replicas: o.Replicas, HealthPort: o.HealthPort,
 		NamespaceScoped: o.NamespaceScoped, SidecarFor: o.SidecarFor, ServiceAccount: o.ServiceAccount, Patch: o.Patch,
 		Webhook: o.Webhook, CertManager: o.CertManager, Allowed: deploy.Allowed{Users: o.AllowUsers, Groups: o.AllowGroups, ControllerUsers: o.ControllerUsers},
-		WebhookSources: o.WebhookSources, PodCIDRs: o.PodCIDRs, Nodes: o.nodes, WebhookClientCA: o.clientCA, Monitoring: o.Monitoring}
+		WebhookSources: o.WebhookSources, PodCIDRs: o.PodCIDRs, Nodes: o.nodes, WebhookClientCA: o.clientCA, Monitoring: o.Monitoring,
+		Verify: o.Verify, VerifyTiers: o.tiers}
 }
 
 // Run prints the manifests; a sidecar's next step goes to stderr, as

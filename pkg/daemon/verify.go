@@ -15,6 +15,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -303,14 +304,22 @@ func (v *verifier) live(*http.Request) error {
 }
 
 // nodeEvents is the recorder for the Events on Nodes (kept in the default
-// namespace) and DNS Pods; nil, said once, when they may not be written.
+// namespace) and on DNS Pods (kube-system); nil, said once, when neither
+// may be written, and each namespace denied is said.
 func nodeEvents(ctx context.Context, client kubernetes.Interface, errOut io.Writer) (record.EventRecorder, error) {
-	denied, err := cluster.DeniedVerb(ctx, client, "", "events", "", "", "create", "patch")
-	if err != nil {
-		return nil, &APIError{err}
+	allowed := 0
+	for _, ns := range []string{metav1.NamespaceDefault, verifyprobe.ProxyNamespace} {
+		denied, err := cluster.DeniedVerb(ctx, client, "", "events", ns, "", "create", "patch")
+		if err != nil {
+			return nil, &APIError{err}
+		}
+		if denied != "" {
+			fmt.Fprintf(errOut, "no Events will be recorded in %s: %s\n", ns, denied)
+			continue
+		}
+		allowed++
 	}
-	if denied != "" {
-		fmt.Fprintf(errOut, "no Events will be recorded: %s\n", denied)
+	if allowed == 0 {
 		return nil, nil
 	}
 	b := record.NewBroadcaster(record.WithContext(ctx))

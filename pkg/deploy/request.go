@@ -42,6 +42,10 @@ type Request struct {
 	// Monitoring adds a PodMonitor and a PrometheusRule
 	// (prometheus-operator's) beside the Deployment.
 	Monitoring bool
+	// Verify adds the verifier (verify --watch) as a Deployment of its
+	// own, with the rights of VerifyTiers (VerifierObjects).
+	Verify      bool
+	VerifyTiers []string
 }
 
 // Validate refuses a combination of modes that does not go together, and
@@ -71,6 +75,8 @@ func (r Request) Validate(checkAllowed func(users, groups []string) error) error
 		return fmt.Errorf("--webhook-client-ca goes with --webhook")
 	case r.Monitoring && r.SidecarFor != "":
 		return fmt.Errorf("--monitoring scrapes the Deployment's Pods: it goes without --sidecar-for")
+	case r.Verify && (r.NamespaceScoped || r.SidecarFor != ""):
+		return fmt.Errorf("--verify reads every node's proxy: it goes with cluster mode only")
 	}
 	if r.WebhookClientCA != nil {
 		if err := CheckClientCA(r.WebhookClientCA); err != nil {
@@ -111,8 +117,17 @@ type Rendered struct {
 }
 
 // Render builds what r asks for; r has passed Validate, so an error is
-// the certificate's generation failing (or a rule of the builders).
+// the certificate's generation failing (or a rule of the builders). The
+// verifier's objects come last: nothing of the writer's refers to them.
 func Render(r Request) (Rendered, error) {
+	out, err := render(r)
+	if err == nil && r.Verify {
+		out.Data = append(out.Data.([]runtime.Object), VerifierObjects(r.Namespace, r.Image, r.HealthPort, r.VerifyTiers)...)
+	}
+	return out, err
+}
+
+func render(r Request) (Rendered, error) {
 	if r.SidecarFor != "" {
 		return renderSidecar(r)
 	}

@@ -23,6 +23,10 @@ type Right struct {
 	// Webhook rights are granted only when the loop also serves the
 	// admission webhook (deploy --webhook).
 	Webhook bool
+	// In is the namespace a verifier right is granted in ("": every
+	// namespace, with the ClusterRole); Tier, when set, is the verify
+	// tier that needs it (deploy --verify-tiers).
+	In, Tier string
 }
 
 // LeaseName is the Lease the deployed loop elects its leader on; the Role

@@ -16,7 +16,6 @@
 //   - verdict: the one pure judge. verdict.Judge takes what a round read
 //     and returns the Report: a status per node, DNS replica and Service,
 //     with the findings and the diagnosis.
-//
 //   - watch: the pure core of verify --watch: when a round is due and what
 //     a round's statuses change (the Events). pkg/daemon runs the rounds
 //     (probe.Run.Verify) from informers and serves the statuses as metrics.
