@@ -53,8 +53,13 @@ func first(rows []NodeRow, s Status) (NodeRow, bool) {
 	return NodeRow{}, false
 }
 
-// driftLine names the node, the first finding and since when.
+// driftLine names the node, the first finding and since when; a node
+// drifting with no finding (its rules unread, its /healthz stale) by its
+// reason.
 func driftLine(r NodeRow) string {
+	if len(r.Missing)+len(r.Extra) == 0 {
+		return fmt.Sprintf("node %s: %s", r.Node, r.Reason)
+	}
 	var f Finding
 	var verb string
 	for _, c := range []struct {

@@ -102,18 +102,33 @@ func verdict(n NodeState, row NodeRow, drift int) (Status, string) {
 	switch {
 	case drift > 0:
 		return Drift, count
+	case n.Rules.Value == nil && stale(n.Healthz.Value):
+		// Unread rules cannot show it, but kube-proxy says it: a change
+		// has waited past its health timeout.
+		return Drift, "kube-proxy's /healthz says it has applied no queued change for longer than its health timeout (rules not read: " +
+			orNotRead(n.Rules.Err) + ")"
 	case n.Rules.Value == nil:
-		why := n.Rules.Err
-		if why == "" {
-			why = "rules not read"
-		}
-		return Unknown, why
+		return Unknown, orNotRead(n.Rules.Err)
 	case len(row.Unchecked) > 0:
 		return Unknown, fmt.Sprintf("%d of the node's rules could not be read (%s)", len(row.Unchecked), row.Unchecked[0])
 	case len(row.Missing)+len(row.Extra) > 0:
 		return Pending, count + ": the proxy has not synced since the slices changed and is healthy"
 	}
 	return OK, ""
+}
+
+// stale: kube-proxy's /healthz answered unhealthy for its own reason, a
+// queued change older than its health timeout, not because the node is
+// being deleted (nodeEligible false, for load balancers' health checks).
+func stale(h *Healthz) bool {
+	return h != nil && !h.Healthy && (h.NodeEligible == nil || *h.NodeEligible)
+}
+
+func orNotRead(why string) string {
+	if why == "" {
+		return "rules not read"
+	}
+	return why
 }
 
 // pending says a finding is the proxy being behind, not wrong: the change

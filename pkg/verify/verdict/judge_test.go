@@ -338,3 +338,28 @@ func TestPendingEndsAtTheHealthTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Without the rules tier, a kube-proxy whose /healthz says it is stale (a
+// queued change past its health timeout) is DRIFT: it says so itself. A
+// healthy one is UNKNOWN (nothing shows its rules are right), and so is
+// one unhealthy only because its node is being deleted.
+func TestStaleHealthzWithoutRulesIsDrift(t *testing.T) {
+	svcs := []Service{web("10.0.0.1")}
+	st := healthyNode(node("node-a"), proxyread.Reading{}, t0)
+	st.Rules = Denied[proxyread.Reading]("create pods/exec in kube-system")
+	if row := run(svcs, st).Nodes[0]; row.Status != Unknown {
+		t.Fatalf("healthy, rules unread: %s, want UNKNOWN", row.Status)
+	}
+	st.Healthz.Value.Healthy = false
+	row := run(svcs, st).Nodes[0]
+	if row.Status != Drift || !strings.Contains(row.Reason, "health timeout") || !strings.Contains(row.Reason, "create pods/exec") {
+		t.Fatalf("stale, rules unread: %s %q, want DRIFT saying why", row.Status, row.Reason)
+	}
+	if rep := run(svcs, st); !strings.HasPrefix(rep.Diagnosis, "node node-a: kube-proxy's /healthz says") {
+		t.Errorf("diagnosis %q", rep.Diagnosis)
+	}
+	st.Healthz.Value.NodeEligible = ptr(false)
+	if row := run(svcs, st).Nodes[0]; row.Status != Unknown {
+		t.Fatalf("unhealthy as its node is deleted: %s, want UNKNOWN", row.Status)
+	}
+}
