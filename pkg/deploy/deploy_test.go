@@ -72,10 +72,7 @@ func TestEveryVerbHasAReason(t *testing.T) {
 		for role, rs := range rules {
 			explained := map[string]bool{}
 			for _, r := range rs {
-				key := r.Resources[0]
-				if r.APIGroups[0] != "" {
-					key += "." + r.APIGroups[0]
-				}
+				key := WhyKey(r.APIGroups[0], r.Resources[0])
 				text := why[role][WhyAnnotationPrefix+key]
 				for _, v := range r.Verbs {
 					if !regexp.MustCompile(`(^|; )` + v + `: \S`).MatchString(text) {

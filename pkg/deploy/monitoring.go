@@ -21,7 +21,9 @@ var ruleLabels = map[string]string{"prometheus": "k8s", "role": "alert-rules"}
 // with the job named by their app.kubernetes.io/name (the job the rules
 // select), and a PrometheusRule with pkg/monitoring's groups: the same
 // rules as monitoring/kubectl-slices.rules.yaml.
-func Monitoring(ns string) ([]runtime.Object, error) {
+// With verify, a second PodMonitor scrapes the verifier's Pods as the job
+// monitoring.VerifyJob.
+func Monitoring(ns string, verify bool) ([]runtime.Object, error) {
 	podLabels := map[string]any{}
 	for k, v := range Labels() {
 		podLabels[k] = v
@@ -37,18 +39,29 @@ func Monitoring(ns string) ([]runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []runtime.Object{
-		&unstructured.Unstructured{Object: map[string]any{"apiVersion": monitoringGroup, "kind": "PodMonitor",
-			"metadata": map[string]any{"name": Name, "namespace": ns, "labels": podLabels},
-			"spec": map[string]any{
-				"jobLabel":            "app.kubernetes.io/name",
-				"selector":            map[string]any{"matchLabels": podLabels},
-				"podMetricsEndpoints": []any{map[string]any{"port": "metrics", "path": "/metrics"}},
-			}}},
-		&unstructured.Unstructured{Object: map[string]any{"apiVersion": monitoringGroup, "kind": "PrometheusRule",
-			"metadata": map[string]any{"name": Name, "namespace": ns, "labels": ruleMeta},
-			"spec":     map[string]any{"groups": groups}}},
-	}, nil
+	out := []runtime.Object{podMonitor(Name, ns, "app.kubernetes.io/name", podLabels)}
+	if verify {
+		verifier := map[string]any{}
+		for k, v := range VerifierLabels() {
+			verifier[k] = v
+		}
+		out = append(out, podMonitor(VerifierName, ns, "app.kubernetes.io/instance", verifier))
+	}
+	return append(out, &unstructured.Unstructured{Object: map[string]any{"apiVersion": monitoringGroup, "kind": "PrometheusRule",
+		"metadata": map[string]any{"name": Name, "namespace": ns, "labels": ruleMeta},
+		"spec":     map[string]any{"groups": groups}}}), nil
+}
+
+// podMonitor scrapes the Pods labelled podLabels on their metrics port,
+// their job the value of the label jobLabel names.
+func podMonitor(name, ns, jobLabel string, podLabels map[string]any) runtime.Object {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": monitoringGroup, "kind": "PodMonitor",
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": podLabels},
+		"spec": map[string]any{
+			"jobLabel":            jobLabel,
+			"selector":            map[string]any{"matchLabels": podLabels},
+			"podMetricsEndpoints": []any{map[string]any{"port": "metrics", "path": "/metrics"}},
+		}}}
 }
 
 // asJSON turns typed values into the plain maps and slices an unstructured

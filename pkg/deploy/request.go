@@ -143,7 +143,7 @@ func render(r Request) (Rendered, error) {
 	objs, err := Objects(o)
 	if err == nil && r.Monitoring {
 		var mon []runtime.Object
-		mon, err = Monitoring(r.Namespace)
+		mon, err = Monitoring(r.Namespace, r.Verify)
 		objs = append(objs, mon...)
 	}
 	if err != nil || !r.Webhook {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/monitoring"
@@ -240,5 +241,48 @@ func TestRenderMonitoring(t *testing.T) {
 	r.SidecarFor = "deploy/web"
 	if err := r.Validate(noCheck); err == nil || !strings.Contains(err.Error(), "--monitoring") {
 		t.Errorf("--monitoring with --sidecar-for: %v", err)
+	}
+}
+
+// With --verify, a second PodMonitor scrapes the verifier's Pods alone as
+// the job the data-plane alerts select; the loop's PodMonitor does not
+// scrape them (its job's alerts count the loop's replicas).
+func TestRenderMonitoringVerifier(t *testing.T) {
+	r := Request{Namespace: "ops", Image: "img", Replicas: 2, HealthPort: 8080, Monitoring: true, Verify: true, VerifyTiers: DefaultTiers}
+	out, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := map[string]map[string]string{}
+	monitors := map[string]*unstructured.Unstructured{}
+	for _, o := range out.Data.([]runtime.Object) {
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			pods[o.Name] = o.Spec.Template.Labels
+		case *unstructured.Unstructured:
+			if o.GetKind() == "PodMonitor" {
+				monitors[o.GetName()] = o
+			}
+		}
+	}
+	for monitor, want := range map[string]struct{ pods, job string }{
+		Name:         {Name, monitoring.Job},
+		VerifierName: {VerifierName, monitoring.VerifyJob},
+	} {
+		pm := monitors[monitor]
+		if pm == nil {
+			t.Fatalf("no PodMonitor %s", monitor)
+		}
+		sel, _, _ := unstructured.NestedStringMap(pm.Object, "spec", "selector", "matchLabels")
+		job, _, _ := unstructured.NestedString(pm.Object, "spec", "jobLabel")
+		for name, podLabels := range pods {
+			matches := labels.SelectorFromSet(sel).Matches(labels.Set(podLabels))
+			if matches != (name == want.pods) {
+				t.Errorf("PodMonitor %s selects Deployment %s's Pods: %v", monitor, name, matches)
+			}
+		}
+		if got := pods[want.pods][job]; got != want.job {
+			t.Errorf("PodMonitor %s: job %q, want %q", monitor, got, want.job)
+		}
 	}
 }

@@ -63,8 +63,19 @@ var Rights = []Right{
 }
 
 // WhyAnnotationPrefix prefixes the annotations that give each rule's reason:
-// why.kubectl-slices.io/RESOURCE[.GROUP] = "VERB: code path; ...".
+// why.kubectl-slices.io/RESOURCE[.GROUP] = "VERB: code path; ..." (WhyKey).
 const WhyAnnotationPrefix = "why.kubectl-slices.io/"
+
+// WhyKey is the annotation key's part after WhyAnnotationPrefix for a
+// resource: RESOURCE[.GROUP], a subresource's slash an underscore
+// (pods_exec), since a key holds no second slash.
+func WhyKey(group, resource string) string {
+	key := strings.ReplaceAll(resource, "/", "_")
+	if group != "" {
+		key += "." + group
+	}
+	return key
+}
 
 // selectRights returns the rights keep accepts, in table order.
 func selectRights(keep func(Right) bool) []Right {
@@ -85,10 +96,7 @@ func policy(rights []Right) ([]rbacv1.PolicyRule, map[string]string) {
 	index := map[string]int{}
 	why := map[string][]string{}
 	for _, r := range rights {
-		key := r.Resource
-		if r.Group != "" {
-			key += "." + r.Group
-		}
+		key := WhyKey(r.Group, r.Resource)
 		rule := key + "/" + strings.Join(r.ResourceNames, ",")
 		i, ok := index[rule]
 		if !ok {

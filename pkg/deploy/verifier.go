@@ -10,6 +10,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-slices/kubectl-slices/pkg/monitoring"
 )
 
 // VerifierName names the verifier's objects (deploy --verify): its own
@@ -116,9 +118,12 @@ func VerifierObjects(ns, image string, port int32, tiers []string) []runtime.Obj
 }
 
 // VerifierLabels are on the verifier's objects and select its Pods; the
-// component keeps them out of the writer's selector.
+// component keeps them out of the writer's selector, the instance names
+// the job its PodMonitor scrapes them as (monitoring.VerifyJob, which the
+// data-plane alerts select).
 func VerifierLabels() map[string]string {
-	return map[string]string{"app.kubernetes.io/name": Name, "app.kubernetes.io/component": "verifier"}
+	return map[string]string{"app.kubernetes.io/name": Name, "app.kubernetes.io/component": "verifier",
+		"app.kubernetes.io/instance": monitoring.VerifyJob}
 }
 
 // verifierRights are the rights granted in namespace in ("": cluster-wide)

@@ -7,8 +7,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // verifierRoles are the verifier's roles' rules and reasons, by
@@ -27,8 +29,8 @@ func verifierRoles(objs []runtime.Object) (map[string][]rbacv1.PolicyRule, map[s
 }
 
 // Each tier grants its right in kube-system and no other; nothing but
-// Events is ever written; every verb has its reason; the Pods are not the
-// writer's Deployment's.
+// Events is ever written; every verb has its reason, under a key the API
+// server accepts; the Pods are not the writer's Deployment's.
 func TestVerifierTiers(t *testing.T) {
 	tierRight := map[string]string{TierHealthz: "pods/proxy", TierMetrics: "pods/portforward", TierRules: "pods/exec"}
 	for _, tiers := range [][]string{{TierHealthz}, {TierMetrics}, {TierHealthz, TierMetrics, TierRules}} {
@@ -52,13 +54,10 @@ func TestVerifierTiers(t *testing.T) {
 		}
 		for role, rs := range rules {
 			for _, r := range rs {
-				key := r.Resources[0]
-				if r.APIGroups[0] != "" {
-					key += "." + r.APIGroups[0]
-				}
+				key := WhyKey(r.APIGroups[0], r.Resources[0])
 				for _, v := range r.Verbs {
 					write := v == "create" || v == "patch" || v == "update" || v == "delete"
-					if write && key != "events" && key != "pods/exec" && key != "pods/portforward" {
+					if write && key != "events" && key != "pods_exec" && key != "pods_portforward" {
 						t.Errorf("%s: %s %s: the verifier writes nothing but Events", role, v, key)
 					}
 					if !regexp.MustCompile(`(^|; )` + v + `: \S`).MatchString(why[role][WhyAnnotationPrefix+key]) {
@@ -67,6 +66,14 @@ func TestVerifierTiers(t *testing.T) {
 				}
 				if key == "configmaps" && !slices.Equal(r.ResourceNames, []string{"coredns"}) {
 					t.Errorf("%s: configmaps not pinned to coredns: %v", role, r.ResourceNames)
+				}
+			}
+		}
+		for _, o := range objs {
+			m, _ := apimeta.Accessor(o)
+			for k := range m.GetAnnotations() {
+				if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+					t.Errorf("annotation %q: %v", k, errs)
 				}
 			}
 		}

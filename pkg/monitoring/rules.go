@@ -18,6 +18,11 @@ const Job = "kubectl-slices"
 // with another name edits KubeProxyUnresponsive's selector.
 const ProxyJob = "kube-proxy"
 
+// VerifyJob is the job label of the verifier's targets (verify --watch):
+// deploy --verify's PodMonitor takes it from its Pods'
+// app.kubernetes.io/instance.
+const VerifyJob = "kubectl-slices-verify"
+
 // Runbook is the page each alert's runbook_url points into, at the alert's
 // own section.
 const Runbook = "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md"
@@ -97,6 +102,7 @@ func Groups() []Group {
 				"No kubectl-slices target is up.",
 				"Prometheus has scraped no kubectl-slices target{{ with $labels.namespace }} in {{ . }}{{ end }} for 15 minutes: the safety net is gone, or not scraped."),
 		}},
+		{Name: "kubectl-slices-dataplane", Rules: dataPlaneAlerts()},
 		{Name: "kube-proxy-staleness", Rules: []Rule{
 			// A change queued after the last sync, which is older than the
 			// timeout; or, never synced since it started longer ago (the
@@ -119,6 +125,31 @@ func Groups() []Group {
 				"A node's kube-proxy does not answer its scrapes.",
 				"kube-proxy at {{ $labels.instance }} has answered no scrape for a minute: whether it still applies Service changes on that node is unknown."),
 		}},
+	}
+}
+
+// dataPlaneAlerts are the verifier's (verify --watch): its status gauge
+// holds what the last round found, and DRIFT already excludes a change a
+// node may still have queued (PENDING), so a DRIFT held for a minute is a
+// node or a replica serving what the slices no longer say.
+func dataPlaneAlerts() []Rule {
+	job := fmt.Sprintf(`job=%q`, VerifyJob)
+	status := func(kind, s string) string {
+		return fmt.Sprintf(`max by (namespace, target) (kubectl_slices_dataplane_status{%s,kind=%q,status=%q}) == 1`, job, kind, s)
+	}
+	return []Rule{
+		alert("KubectlSlicesDataPlaneDrift", "warning", "1m", status("node", "DRIFT"),
+			"A node's service proxy routes by what the EndpointSlices no longer say.",
+			"The kubectl-slices verifier in {{ $labels.namespace }} has found node {{ $labels.target }} programming other endpoints than the EndpointSlices hold, past kube-proxy's sync period, for a minute (an Event DataPlaneDrift on the Node names the Service and the endpoint)."),
+		alert("KubectlSlicesDNSReplicaDrift", "warning", "1m", status("dns", "DRIFT"),
+			"A DNS replica answers what the EndpointSlices no longer say.",
+			"The kubectl-slices verifier in {{ $labels.namespace }} has found DNS replica {{ $labels.target }} serving other records than the EndpointSlices give, past its cache's window, for a minute."),
+		// A tier the verifier was not granted (deploy --verify-tiers) is
+		// UNKNOWN on every node by choice, class forbidden: not alerted.
+		alert("KubectlSlicesDataPlaneUnknown", "warning", "30m",
+			fmt.Sprintf(`max by (namespace, target, class) (kubectl_slices_dataplane_unknown_info{%s,kind="node",class!="forbidden"}) == 1`, job),
+			"The verifier cannot tell whether a node routes by the EndpointSlices.",
+			"The kubectl-slices verifier in {{ $labels.namespace }} has not verified node {{ $labels.target }} for 30 minutes ({{ $labels.class }}): whether its service proxy follows the slices is unknown."),
 	}
 }
 

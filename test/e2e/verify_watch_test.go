@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -40,6 +42,7 @@ func TestVerifyWatchRounds(t *testing.T) {
 			t.Errorf("node %s: unknown_info{class=no-proxy} %v, want 1", n.Name, v)
 		}
 	}
+	heldToTheDocs(t, m)
 	rounds := func() float64 { return value(r.metrics(t), "kubectl_slices_dataplane_rounds_total", nil) }
 	if n := rounds(); n != 1 {
 		t.Fatalf("rounds after start: %v, want 1", n)
@@ -88,5 +91,28 @@ func notReady(t *testing.T, ns, name string) {
 	}
 	if _, err := shared.Admin.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// heldToTheDocs: the verifier serves the families docs/monitoring.md's
+// section lists, and no other, and every verifier family the alerts'
+// tests name.
+func heldToTheDocs(t *testing.T, mf map[string]*dto.MetricFamily) {
+	t.Helper()
+	documented := documentedMetrics(t, verifierMetrics)
+	for name := range mf {
+		if !documented.has(name) {
+			t.Errorf("verify --watch serves %s, which docs/monitoring.md's verifier section does not list", name)
+		}
+	}
+	for _, name := range documented.names {
+		if _, ok := mf[name]; !ok {
+			t.Errorf("docs/monitoring.md's verifier section lists %s, which verify --watch does not serve", name)
+		}
+	}
+	for _, name := range metricNames(t, "../monitoring/alerts_test.yaml", seriesLine) {
+		if _, ok := mf[name]; strings.HasPrefix(name, verifierPrefix) && !ok {
+			t.Errorf("the alerts' tests name %s, which verify --watch does not serve", name)
+		}
 	}
 }
