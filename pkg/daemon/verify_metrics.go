@@ -15,6 +15,7 @@ type verifyMetrics struct {
 	status               *prometheus.GaugeVec // a state set: 1 for the status held, 0 for the others
 	missing, extra, last *prometheus.GaugeVec
 	unknown              *prometheus.GaugeVec // 1 with the UNKNOWN's class, while UNKNOWN
+	execs, bytes         *prometheus.CounterVec
 	rounds               prometheus.Counter
 	roundSeconds         prometheus.Histogram
 	targets              map[string]watch.Kind // the targets set last round, to delete those gone
@@ -37,12 +38,16 @@ func newVerifyMetrics() *verifyMetrics {
 			Help: "When the target was last read, in seconds since the epoch"}, target),
 		unknown: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: p + "unknown_info",
 			Help: "1 while the target is UNKNOWN, with why by class: forbidden, node-not-ready, no-proxy, unreadable"}, append(target, "class")),
+		execs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: p + "execs_total",
+			Help: "Execs into the node's service proxy Pod to read its rules"}, target),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: p + "read_bytes_total",
+			Help: "Bytes the node's rule listings answered"}, target),
 		rounds: prometheus.NewCounter(prometheus.CounterOpts{Name: p + "rounds_total", Help: "Rounds read and judged"}),
 		roundSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: p + "round_duration_seconds",
 			Help: "How long a round took to read every node and DNS replica and judge them", Buckets: prometheus.ExponentialBuckets(0.05, 2, 12)}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.status, m.missing, m.extra, m.last, m.unknown, m.rounds, m.roundSeconds)
+		m.status, m.missing, m.extra, m.last, m.unknown, m.execs, m.bytes, m.rounds, m.roundSeconds)
 	return m
 }
 
@@ -63,6 +68,10 @@ func (m *verifyMetrics) set(es []watch.Entry, readAt float64, took float64) {
 		m.missing.WithLabelValues(k, t).Set(float64(e.Missing))
 		m.extra.WithLabelValues(k, t).Set(float64(e.Extra))
 		m.last.WithLabelValues(k, t).Set(readAt)
+		if e.Kind == watch.Node {
+			m.execs.WithLabelValues(k, t).Add(float64(e.Execs))
+			m.bytes.WithLabelValues(k, t).Add(float64(e.Bytes))
+		}
 		m.unknown.DeletePartialMatch(prometheus.Labels{"kind": k, "target": t})
 		if e.Status == verdict.Unknown {
 			m.unknown.WithLabelValues(k, t, e.Class).Set(1)
@@ -76,6 +85,8 @@ func (m *verifyMetrics) set(es []watch.Entry, readAt float64, took float64) {
 		for _, v := range []*prometheus.GaugeVec{m.status, m.missing, m.extra, m.last, m.unknown} {
 			v.DeletePartialMatch(l)
 		}
+		m.execs.DeletePartialMatch(l)
+		m.bytes.DeletePartialMatch(l)
 	}
 	m.targets = seen
 	m.rounds.Inc()

@@ -67,7 +67,7 @@ func dumpNodeLogs(t testing.TB) {
 
 // runningPods waits until the Pods matching selector in ns are count,
 // Running and (if ready) Ready, and returns them.
-func runningPods(t *testing.T, ns, selector string, count int, ready bool) []corev1.Pod {
+func runningPods(t testing.TB, ns, selector string, count int, ready bool) []corev1.Pod {
 	t.Helper()
 	var pods []corev1.Pod
 	eventually(t, 90*time.Second, fmt.Sprintf("%d running pods %s in %s", count, selector, ns), func() error {

@@ -138,7 +138,7 @@ func onNode(t *testing.T, pods []corev1.Pod, name string) []corev1.Pod {
 
 // kubeProxyPods waits until each node's kube-proxy Pod is Ready and
 // returns them by node.
-func kubeProxyPods(t *testing.T) map[string]corev1.Pod {
+func kubeProxyPods(t testing.TB) map[string]corev1.Pod {
 	t.Helper()
 	pods := runningPods(t, "kube-system", kubeProxyLabel, len(proxyModes), true)
 	byNode := map[string]corev1.Pod{}

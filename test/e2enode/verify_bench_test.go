@@ -19,6 +19,37 @@ import (
 // wall time and, per node, the execs and bytes its rules took.
 // make bench-verify.
 func BenchmarkVerifyAll(b *testing.B) {
+	ns := benchServices(b)
+	// kube-proxy programs them: verify agrees.
+	start := time.Now()
+	// A node timeout past the default 10 s: the benchmark measures the
+	// reads, on a machine it shares.
+	args := []string{"--all", "-n", ns, "--node-timeout", "60s"}
+	verifyUntil(b, 3*time.Minute, 0, args...)
+	b.Logf("verify agreed after %s", time.Since(start).Round(time.Millisecond))
+	var rep verifyReport
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		var r result
+		rep, r = verifyJSON(b, args...)
+		if r.Code != 0 {
+			b.Fatalf("exit %d: %s", r.Code, rep.Diagnosis)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "s/verify")
+	}
+	b.StopTimer()
+	for i, n := range rep.Nodes {
+		b.Logf("node %s (%s): %s, expected %d, programmed %d, %d execs, %d bytes read, tiers %v", n.Node, n.Mode, n.Status, n.Expected, n.Programmed, n.Execs, n.Bytes, n.tiers())
+		b.ReportMetric(float64(n.Execs), fmt.Sprintf("execs/node%d", i))
+		b.ReportMetric(float64(n.Bytes), fmt.Sprintf("bytes/node%d", i))
+	}
+}
+
+// benchServices makes 1,000 Services sharing two backends, one per node,
+// their slices written by `kubectl slices sync --all`, in a new
+// namespace, and returns it.
+func benchServices(b *testing.B) string {
 	if skipReason != "" {
 		b.Skip(skipReason)
 	}
@@ -51,28 +82,5 @@ func BenchmarkVerifyAll(b *testing.B) {
 	start := time.Now()
 	kubectl(b, "", "slices", "sync", "--all", "-n", ns).ok(b)
 	b.Logf("sync --all of %d Services: %s", services, time.Since(start).Round(time.Millisecond))
-	// kube-proxy programs them: verify agrees.
-	start = time.Now()
-	// A node timeout past the default 10 s: the benchmark measures the
-	// reads, on a machine it shares.
-	args := []string{"--all", "-n", ns, "--node-timeout", "60s"}
-	verifyUntil(b, 3*time.Minute, 0, args...)
-	b.Logf("verify agreed after %s", time.Since(start).Round(time.Millisecond))
-	var rep verifyReport
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		var r result
-		rep, r = verifyJSON(b, args...)
-		if r.Code != 0 {
-			b.Fatalf("exit %d: %s", r.Code, rep.Diagnosis)
-		}
-		b.ReportMetric(time.Since(start).Seconds(), "s/verify")
-	}
-	b.StopTimer()
-	for i, n := range rep.Nodes {
-		b.Logf("node %s (%s): %s, expected %d, programmed %d, %d execs, %d bytes read, tiers %v", n.Node, n.Mode, n.Status, n.Expected, n.Programmed, n.Execs, n.Bytes, n.tiers())
-		b.ReportMetric(float64(n.Execs), fmt.Sprintf("execs/node%d", i))
-		b.ReportMetric(float64(n.Bytes), fmt.Sprintf("bytes/node%d", i))
-	}
+	return ns
 }

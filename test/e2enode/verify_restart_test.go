@@ -80,7 +80,7 @@ func verifyRulesDeleted(t *testing.T, target []string, proxies map[string]corev1
 
 // restartKubeProxies deletes the kube-proxy Pods (waiting until they are
 // gone) and returns their DaemonSets' new ones, Ready, by node.
-func restartKubeProxies(t *testing.T, pods ...corev1.Pod) map[string]corev1.Pod {
+func restartKubeProxies(t testing.TB, pods ...corev1.Pod) map[string]corev1.Pod {
 	t.Helper()
 	args := []string{"delete", "pod", "-n", "kube-system"}
 	for _, p := range pods {
@@ -141,7 +141,7 @@ func lostServices(t *testing.T, before, after map[string]bool, namespaces ...str
 
 // dnatRule is the rule of the iptables kube-proxy's nat table that DNATs
 // to ep ("IP:port"), as iptables-save prints it.
-func dnatRule(t *testing.T, proxy corev1.Pod, ep string) string {
+func dnatRule(t testing.TB, proxy corev1.Pod, ep string) string {
 	t.Helper()
 	r, err := endpointDNAT(t, proxy, ep, func(to string) bool { return to == ep })
 	if err != nil {
@@ -157,7 +157,7 @@ type dnat struct{ chain, to, line string }
 // endpointDNAT is the first DNAT rule of an endpoint chain in the node's
 // nat table, read through kubectl exec into its kube-proxy Pod (iptables
 // mode), whose destination is one match wants (what, in the error).
-func endpointDNAT(t *testing.T, proxy corev1.Pod, what string, match func(to string) bool) (dnat, error) {
+func endpointDNAT(t testing.TB, proxy corev1.Pod, what string, match func(to string) bool) (dnat, error) {
 	t.Helper()
 	out := kubectl(t, "", "exec", "-n", "kube-system", proxy.Name, "--", "iptables-save", "-t", "nat").ok(t)
 	for _, l := range strings.Split(out, "\n") {
@@ -169,7 +169,7 @@ func endpointDNAT(t *testing.T, proxy corev1.Pod, what string, match func(to str
 	return dnat{}, fmt.Errorf("no endpoint chain's rule on %s DNATs to %s:\n%s", proxy.Spec.NodeName, what, out)
 }
 
-func getService(t *testing.T, ns, name string) *corev1.Service {
+func getService(t testing.TB, ns, name string) *corev1.Service {
 	t.Helper()
 	svc, err := cluster.Admin.CoreV1().Services(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {

@@ -151,7 +151,7 @@ func verifyUntil(t testing.TB, timeout time.Duration, code int, args ...string) 
 // processOf finds, among the processes of the test's PID namespace (both
 // nodes' share it), the one running the program want[0] (its path ends
 // so) whose command line has every other word of want.
-func processOf(t *testing.T, want ...string) int {
+func processOf(t testing.TB, want ...string) int {
 	t.Helper()
 	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	var found []int

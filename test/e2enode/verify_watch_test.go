@@ -9,17 +9,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-slices/kubectl-slices/test/promrecord"
 )
 
 // watchRound is verify --watch's --interval and --sync-period here, the
@@ -36,10 +39,11 @@ const (
 // /metrics and the Events on the Nodes. Ordinary churn for two minutes
 // (readiness flips, a scale up and down) keeps every node and DNS replica
 // OK with no Event; then a DNAT rule deleted by hand on node B, a frozen
-// kube-proxy on node A with a backend flipped, and a frozen CoreDNS
-// replica each turn their target's status within a round (a DataPlaneDrift
-// Event on the Node naming the endpoint for the drifts), and each recovers
-// once repaired (a DataPlaneRecovered Event).
+// kube-proxy on node A with a backend flipped, and a CoreDNS replica cut
+// off from the API server (its watch stalled: it answers what it last saw)
+// each turn DRIFT within a round or two, with a DataPlaneDrift Event on
+// the Node (or the DNS Pod) naming the endpoint, and each recovers once
+// repaired (a DataPlaneRecovered Event).
 func TestVerifyWatch(t *testing.T) {
 	requireNode(t)
 	proxies := kubeProxyPods(t)
@@ -51,7 +55,7 @@ func TestVerifyWatch(t *testing.T) {
 		"apply", "-n", ns, "-f", "-").ok(t)
 	backends := runningPods(t, ns, "app=web", 3, true)
 	syncSlices(t, ns, backends)
-	w := startVerifyWatch(t, "svc/web", "-n", ns, "--interval", watchRound.String(), "--sync-period", watchRound.String())
+	w := startVerifyWatch(t, "--all", "-n", ns, "--interval", watchRound.String(), "--sync-period", watchRound.String())
 	a, b := node.Name(), nodeB.Name()
 	dnsA, dnsB := "kube-system/"+replicas[a].Name, "kube-system/"+replicas[b].Name
 	w.waitStatus(t, 20*time.Second, map[string]string{a: "OK", b: "OK", dnsA: "OK", dnsB: "OK"})
@@ -89,6 +93,7 @@ func TestVerifyWatch(t *testing.T) {
 	})
 
 	t.Run("RuleDeletedOnNodeB", func(t *testing.T) {
+		rec := w.record(t, 15*time.Second)
 		start := time.Now()
 		b1 := backendNamed(t, backends, "web-b1").Status.PodIP + ":8000"
 		dnat := dnatRule(t, proxies[b], b1)
@@ -96,6 +101,10 @@ func TestVerifyWatch(t *testing.T) {
 		w.waitStatus(t, watchBound, map[string]string{a: "OK", b: "DRIFT"})
 		w.waitEvent(t, start, "DataPlaneDrift", "Node", b, "endpoint "+b1+" missing")
 		t.Logf("DRIFT on node B %s after the rule was deleted", time.Since(start).Round(time.Second))
+		// Left drifting past the alert's minute, while its samples are
+		// recorded: the alert is then tried on them.
+		time.Sleep(80 * time.Second)
+		driftAlert(t, rec.stop(), b)
 		fixed := time.Now()
 		proxies = restartKubeProxies(t, proxies[b])
 		w.waitStatus(t, watchBound+30*time.Second, map[string]string{a: "OK", b: "OK"})
@@ -119,16 +128,29 @@ func TestVerifyWatch(t *testing.T) {
 		syncSlices(t, ns, backends)
 	})
 
-	t.Run("FrozenDNSReplica", func(t *testing.T) {
-		cont := stopProcess(t, podProcess(t, replicas[b], "coredns"))
-		start := time.Now()
-		w.waitStatus(t, watchBound, map[string]string{dnsA: "OK", dnsB: "UNKNOWN"})
-		if class := w.unknownClass(t, dnsB); class != "unreadable" {
-			t.Errorf("the frozen replica's UNKNOWN class %q, want unreadable", class)
-		}
-		t.Logf("frozen replica UNKNOWN %s after it was stopped", time.Since(start).Round(time.Second))
-		cont()
+	t.Run("DNSReplicaCutOff", func(t *testing.T) {
+		// Replica B's watch of the API server stalls (its packets to the
+		// kubernetes Service dropped in its own network namespace): it
+		// keeps answering what it last saw, db-b ready, after db-b turned
+		// not ready.
+		db := func(name, zone string) string { return workloadPodIn(name, map[string]string{"app": "db"}, zone) }
+		kubectl(t, strings.Join([]string{headlessDB, db("db-a", zoneA), db("db-b", zoneB)}, "---\n"), "apply", "-n", ns, "-f", "-").ok(t)
+		pods := runningPods(t, ns, "app=db", 2, true)
+		kubectl(t, "", "slices", "sync", "svc/db", "-n", ns).ok(t)
 		w.waitStatus(t, watchBound, map[string]string{dnsA: "OK", dnsB: "OK"})
+		restore := cutOff(t, replicas[b], getService(t, "default", "kubernetes").Spec.ClusterIP)
+		dbB := backendNamed(t, pods, "db-b")
+		makeNotReady(t, dbB)
+		kubectl(t, "", "slices", "sync", "svc/db", "-n", ns).ok(t)
+		start := time.Now()
+		w.waitStatus(t, 2*watchBound, map[string]string{dnsA: "OK", dnsB: "DRIFT"})
+		w.waitEvent(t, start, "DataPlaneDrift", "Pod", replicas[b].Name, dbB.Status.PodIP)
+		t.Logf("replica B DRIFT %s after db-b turned not ready", time.Since(start).Round(time.Second))
+		fixed := time.Now()
+		restore()
+		w.waitStatus(t, 3*time.Minute, map[string]string{dnsA: "OK", dnsB: "OK"})
+		w.waitEvent(t, fixed, "DataPlaneRecovered", "Pod", replicas[b].Name, "")
+		t.Logf("replica B OK %s after its connection was restored", time.Since(fixed).Round(time.Second))
 	})
 
 	out := w.stop(t)
@@ -165,7 +187,7 @@ type verifyWatch struct {
 
 // startVerifyWatch starts verify --watch with args, serving its metrics on
 // a free loopback port; a cleanup stops it.
-func startVerifyWatch(t *testing.T, args ...string) *verifyWatch {
+func startVerifyWatch(t testing.TB, args ...string) *verifyWatch {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -203,7 +225,7 @@ func (w *verifyWatch) output() string {
 }
 
 // stop sends SIGTERM, wants exit 0 within 15 s, and returns the output.
-func (w *verifyWatch) stop(t *testing.T) string {
+func (w *verifyWatch) stop(t testing.TB) string {
 	t.Helper()
 	if w.cmd.ProcessState != nil {
 		return w.output()
@@ -262,7 +284,7 @@ func (w *verifyWatch) unknownClass(t *testing.T, target string) string {
 	return ""
 }
 
-func (w *verifyWatch) scrape() (map[string]*dto.MetricFamily, error) {
+func (w *verifyWatch) scrape() (promrecord.Scrape, error) {
 	client := http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get("http://" + w.addr + "/metrics")
 	if err != nil {
@@ -277,7 +299,7 @@ func (w *verifyWatch) scrape() (map[string]*dto.MetricFamily, error) {
 }
 
 // waitStatus waits until every target in want holds its status.
-func (w *verifyWatch) waitStatus(t *testing.T, timeout time.Duration, want map[string]string) {
+func (w *verifyWatch) waitStatus(t testing.TB, timeout time.Duration, want map[string]string) {
 	t.Helper()
 	eventually(t, timeout, fmt.Sprintf("verify --watch reporting %v", want), func() error {
 		got, err := w.statuses()
@@ -363,29 +385,150 @@ func (w *verifyWatch) waitEvent(t *testing.T, since time.Time, reason, kind, nam
 	})
 }
 
-// podProcess finds, among the processes of the test's PID namespace, the
-// one running program in pod (its cgroup names the Pod's UID).
-func podProcess(t *testing.T, pod corev1.Pod, program string) int {
+// cutOff drops, in the Pod's own network namespace, its packets to ip
+// (TCP 443), with the host's iptables run there (nsenter); the returned
+// func, also a cleanup, removes the rule.
+func cutOff(t *testing.T, pod corev1.Pod, ip string) func() {
 	t.Helper()
-	uid := string(pod.UID)
-	forms := []string{uid, strings.ReplaceAll(uid, "-", "_")}
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cgroup")
+	pid := strconv.Itoa(podProcess(t, pod))
+	rule := []string{"OUTPUT", "-d", ip, "-p", "tcp", "--dport", "443", "-j", "DROP"}
+	run := func(op string) error {
+		out, err := exec.Command("nsenter", append([]string{"-t", pid, "-n", "iptables", "-w", "5", op}, rule...)...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("iptables %s in %s's network namespace: %v: %s", op, pod.Name, err, out)
+		}
+		return nil
+	}
+	if err := run("-I"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	restore := func() {
+		once.Do(func() {
+			if err := run("-D"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(restore)
+	return restore
+}
+
+// podProcess finds, among the processes of the test's PID namespace, the
+// first process of the Pod's container: its environment's HOSTNAME is the
+// Pod's name, as the runtime sets it.
+func podProcess(t *testing.T, pod corev1.Pod) int {
+	t.Helper()
+	want := []byte("HOSTNAME=" + pod.Name + "\x00")
+	dirs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	var found []int
 	for _, d := range dirs {
-		cg, err := os.ReadFile(d)
-		if err != nil || !(bytes.Contains(cg, []byte(forms[0])) || bytes.Contains(cg, []byte(forms[1]))) {
-			continue
-		}
-		argv, err := os.ReadFile(strings.TrimSuffix(d, "cgroup") + "cmdline")
-		if err != nil || !strings.HasSuffix(strings.SplitN(string(argv), "\x00", 2)[0], "/"+program) {
+		env, err := os.ReadFile(d)
+		if err != nil || !bytes.Contains(env, want) {
 			continue
 		}
 		var pid int
 		fmt.Sscanf(strings.Split(d, "/")[2], "%d", &pid)
 		found = append(found, pid)
 	}
-	if len(found) != 1 {
-		t.Fatalf("processes of %s in Pod %s: %v, want one", program, pod.Name, found)
+	slices.Sort(found)
+	if len(found) == 0 {
+		t.Fatalf("no process of Pod %s", pod.Name)
 	}
 	return found[0]
+}
+
+// verifierRecording is a verify --watch's scrapes every interval from start.
+type verifierRecording struct {
+	start    time.Time
+	interval time.Duration
+	scrapes  []promrecord.Scrape
+	done     chan struct{}
+	stopped  chan struct{}
+}
+
+// record scrapes the verifier's /metrics every interval, from the next
+// whole second (promtool places samples on whole seconds), until stop.
+func (w *verifyWatch) record(t *testing.T, interval time.Duration) *verifierRecording {
+	r := &verifierRecording{start: time.Now().Truncate(time.Second).Add(time.Second), interval: interval,
+		done: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		defer close(r.stopped)
+		for k := 0; ; k++ {
+			select {
+			case <-r.done:
+				return
+			case <-time.After(time.Until(r.start.Add(time.Duration(k) * interval))):
+			}
+			mf, err := w.scrape()
+			if err != nil {
+				mf = nil
+			}
+			r.scrapes = append(r.scrapes, mf)
+		}
+	}()
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+// stop ends the recording and returns it.
+func (r *verifierRecording) stop() *verifierRecording {
+	select {
+	case <-r.done:
+	default:
+		close(r.done)
+	}
+	<-r.stopped
+	return r
+}
+
+// driftAlert runs promtool on the recorded scrapes: KubectlSlicesDataPlaneDrift
+// pending (silent) at node's first DRIFT scrape, firing for node alone at
+// its last, a minute or more later. Skipped, saying so, without promtool.
+func driftAlert(t *testing.T, rec *verifierRecording, node string) {
+	t.Helper()
+	dir := os.Getenv("KUBECTL_SLICES_PROMTOOL")
+	if dir == "" {
+		t.Log("KUBECTL_SLICES_PROMTOOL is not set: the drift alert is not tried on these samples")
+		return
+	}
+	first, last := -1, -1
+	for i, sc := range rec.scrapes {
+		for _, m := range sc["kubectl_slices_dataplane_status"].GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			if l["target"] == node && l["status"] == "DRIFT" && m.GetGauge().GetValue() == 1 {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+	}
+	if first < 0 || time.Duration(last-first)*rec.interval < time.Minute {
+		t.Fatalf("node %s DRIFT in scrapes %d to %d of %d: not a minute's worth to try the alert on", node, first, last, len(rec.scrapes))
+	}
+	target := promrecord.Target{Labels: map[string]string{"job": "kubectl-slices-verify", "namespace": "ops", "pod": "verifier"}, Scrapes: rec.scrapes}
+	firing := []promrecord.Firing{{Labels: map[string]string{"severity": "warning", "namespace": "ops", "target": node},
+		Annotations: map[string]string{
+			"summary":     "A node's service proxy routes by what the EndpointSlices no longer say.",
+			"description": "The kubectl-slices verifier in ops has found node " + node + " programming other endpoints than the EndpointSlices hold, past kube-proxy's sync period, for a minute (an Event DataPlaneDrift on the Node names the Service and the endpoint).",
+			"runbook_url": "https://github.com/kubectl-slices/kubectl-slices/blob/main/docs/runbook.md#kubectlslicesdataplanedrift",
+		}}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := promrecord.Test{Promtool: dir, Rules: "../../monitoring/kubectl-slices.rules.yaml", Start: rec.start, Interval: rec.interval,
+		Series: promrecord.Series([]promrecord.Target{target}, "kubectl_slices_dataplane_"),
+		Alerts: []promrecord.Alert{
+			{Name: "KubectlSlicesDataPlaneDrift", EvalTime: time.Duration(first) * rec.interval},
+			{Name: "KubectlSlicesDataPlaneDrift", EvalTime: time.Duration(last) * rec.interval, Firing: firing},
+		}}.Run(ctx, t.TempDir())
+	if err != nil {
+		t.Fatalf("KubectlSlicesDataPlaneDrift on the verifier's samples (DRIFT from +%s to +%s): %v\n%s", time.Duration(first)*rec.interval,
+			time.Duration(last)*rec.interval, err, out)
+	}
+	t.Logf("on the verifier's recorded samples: KubectlSlicesDataPlaneDrift silent at +%s (node %s's first DRIFT), firing for it alone at +%s",
+		time.Duration(first)*rec.interval, node, time.Duration(last)*rec.interval)
 }

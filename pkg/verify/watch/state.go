@@ -34,6 +34,9 @@ type Entry struct {
 	// DRIFT; Class is UNKNOWN's reason class (Class).
 	Reason, Class  string
 	Missing, Extra int
+	// Execs and Bytes are what reading the node's rules cost this round.
+	Execs int
+	Bytes int64
 	// Since is when the target took its status (the round that first
 	// found it).
 	Since time.Time
@@ -116,7 +119,8 @@ func (k Kind) word() string {
 func entriesOf(rep verdict.Report) []Entry {
 	out := make([]Entry, 0, len(rep.Nodes)+len(rep.DNS))
 	for _, n := range rep.Nodes {
-		e := Entry{Kind: Node, Name: n.Node, Status: n.Status, Reason: n.Reason, Missing: len(n.Missing), Extra: len(n.Extra)}
+		e := Entry{Kind: Node, Name: n.Node, Status: n.Status, Reason: n.Reason, Missing: len(n.Missing), Extra: len(n.Extra),
+			Execs: n.Execs, Bytes: n.BytesRead}
 		if e.Status == verdict.Drift {
 			e.Reason = firstFinding(n)
 		}
