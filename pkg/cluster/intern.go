@@ -43,12 +43,13 @@ func (t *internTable[V]) get(key string, v V) V {
 
 // weakTable hands out one shared value per key, as internTable does, but
 // holds its values weakly: once no cached object refers to a value the
-// garbage collector reclaims it and its entry goes. It is for values unique
-// to a moment, such as a Ready condition keyed by its transition time: each
-// readiness flip makes a new one, which a bounded table would keep until it
-// started over (8,192 flips later, hours of a busy cluster, and most of a
-// long-running loop's memory growth), though the flipped Pod no longer
-// holds it.
+// garbage collector reclaims it and its entry goes, and it holds at most
+// internLimit. It is for values that come and go with Pods: a Ready
+// condition keyed by its transition time (each readiness flip makes a new
+// one), a workload's label set (each deleted Service's, each rollout's
+// pod-template-hash), a ReplicaSet's reference. A bounded table kept each
+// until it started over, thousands of flips or Services later: hours of a
+// busy cluster, and most of a long-running loop's memory growth.
 type weakTable[T any] struct {
 	mu sync.Mutex
 	m  map[string]weak.Pointer[T]
@@ -66,6 +67,14 @@ func (t *weakTable[T]) get(key string, v *T) *T {
 	defer t.mu.Unlock()
 	if got := t.m[key].Value(); got != nil {
 		return got
+	}
+	if len(t.m) >= internLimit {
+		// Full of values cached Pods still hold: v goes uninterned. An
+		// entry costs about 250 bytes beyond its value; a value no other
+		// Pod shares (a StatefulSet Pod's own labels, a Ready condition of
+		// its own second) gains nothing from one, and a cluster of 150,000
+		// such Pods would pay it 150,000 times.
+		return v
 	}
 	if t.m == nil {
 		t.m = make(map[string]weak.Pointer[T])
@@ -97,9 +106,9 @@ func (t *weakTable[T]) len() int {
 // most of what is not the Pod struct itself.
 type podInterner struct {
 	strs       internTable[string]
-	labels     internTable[map[string]string]
+	labels     weakTable[labelBox]
 	containers internTable[[]corev1.Container]
-	owners     internTable[[]metav1.OwnerReference]
+	owners     weakTable[[1]metav1.OwnerReference]
 	conditions weakTable[[1]corev1.PodCondition]
 }
 
@@ -136,7 +145,14 @@ func (k *keyer) flag(b *bool) {
 	}
 }
 
-func (in *podInterner) labelSet(m map[string]string) map[string]string {
+// labelBox holds an interned label set: a map cannot be pointed to
+// weakly, so the records that share a set keep its box alive
+// (PodRecord.labelsRef), and the table holds the box weakly: a set no
+// cached Pod carries any more (a deleted Service's app, a rollout's old
+// pod-template-hash) goes with its last Pod.
+type labelBox struct{ m map[string]string }
+
+func (in *podInterner) labelSet(m map[string]string) *labelBox {
 	if m == nil {
 		return nil
 	}
@@ -149,7 +165,7 @@ func (in *podInterner) labelSet(m map[string]string) map[string]string {
 	for _, key := range keys {
 		k.add(key, m[key])
 	}
-	return in.labels.get(k.String(), m)
+	return in.labels.get(k.String(), &labelBox{m})
 }
 
 // containerPorts interns the containers slimPod keeps (name, ports and
@@ -176,17 +192,14 @@ func (in *podInterner) containerPorts(cs []corev1.Container) []corev1.Container 
 	return in.containers.get(k.String(), cs)
 }
 
-func (in *podInterner) owner(refs []metav1.OwnerReference) []metav1.OwnerReference {
-	if refs == nil {
-		return nil
-	}
+// owner interns a controller reference, weakly: each rollout's new
+// ReplicaSet is a new one, and the old one's goes with its last Pod.
+func (in *podInterner) owner(ref metav1.OwnerReference) []metav1.OwnerReference {
 	var k keyer
-	for _, r := range refs {
-		k.add(r.APIVersion, r.Kind, r.Name, string(r.UID))
-		k.flag(r.Controller)
-		k.flag(r.BlockOwnerDeletion)
-	}
-	return in.owners.get(k.String(), refs)
+	k.add(ref.APIVersion, ref.Kind, ref.Name, string(ref.UID))
+	k.flag(ref.Controller)
+	k.flag(ref.BlockOwnerDeletion)
+	return in.owners.get(k.String(), &[1]metav1.OwnerReference{ref})[:]
 }
 
 // condition interns the Ready condition slimPod keeps, weakly (weakTable):

@@ -115,9 +115,14 @@ func wantSlim(p *corev1.Pod) *corev1.Pod {
 func TestTransformSharesWithoutChanging(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	var full, slim []*corev1.Pod
+	// The records stay cached while their Pods are compared: label sets are
+	// shared for as long as a record holds them (weakTable).
+	var recs []any
+	defer runtime.KeepAlive(&recs)
 	for i := range 3000 {
 		p := randomPod(r, i)
 		got, _ := Transform(p.DeepCopy())
+		recs = append(recs, got)
 		if want := wantSlim(p); !reflect.DeepEqual(PodOf(got), want) {
 			t.Fatalf("pod %d: transformed\n%+v\nwant\n%+v", i, PodOf(got), want)
 		}
@@ -270,4 +275,64 @@ func TestInternedConditionsGoWithTheirPods(t *testing.T) {
 			t.Fatalf("condition %d: %v, want %v", i, got, cond(i))
 		}
 	}
+}
+
+// Label sets and controller references go with the last cached Pod that
+// holds them: each deleted Service's app, each rollout's new
+// pod-template-hash and ReplicaSet would otherwise stay in their tables
+// (the long-running loop's memory, Service after Service).
+func TestInternedLabelsAndOwnersGoWithTheirPods(t *testing.T) {
+	pod := func(i int) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("p", i), Namespace: "shop",
+			Labels:          map[string]string{"app": "web", "pod-template-hash": fmt.Sprint(i)},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: fmt.Sprint("web-", i), UID: types.UID(fmt.Sprint(i)), Controller: ptr.To(true)}}}}
+	}
+	const held, gone = 10, 5000
+	before := func() (int, int) { return pods.labels.len(), pods.owners.len() }
+	l0, o0 := before()
+	var kept []*PodRecord
+	for i := range held + gone {
+		r := slimPod(pod(1_000_000 + i))
+		if i < held {
+			kept = append(kept, r)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l, o := before()
+		if l-l0 <= held && o-o0 <= held {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d label sets and %d owners still interned after %d Pods left the cache, %d cached", l-l0, o-o0, gone, held)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i, r := range kept {
+		again := slimPod(pod(1_000_000 + i))
+		if reflect.ValueOf(again.Labels).UnsafePointer() != reflect.ValueOf(r.Labels).UnsafePointer() || &again.OwnerReferences[0] != &r.OwnerReferences[0] {
+			t.Fatalf("pod %d: its labels or owner are not shared while a record holds them", i)
+		}
+	}
+	runtime.KeepAlive(kept)
+}
+
+// A weak table holds at most internLimit values: past it, a value goes
+// uninterned (and equal), so values no Pod shares cost no entry each.
+func TestWeakTableBounded(t *testing.T) {
+	var tab weakTable[string]
+	kept := make([]*string, 0, internLimit+100)
+	for i := range internLimit + 100 {
+		v := fmt.Sprint(i)
+		got := tab.get(v, &v)
+		if *got != v {
+			t.Fatalf("get(%s) = %s", v, *got)
+		}
+		kept = append(kept, got)
+	}
+	if n := tab.len(); n != internLimit {
+		t.Fatalf("%d values held, limit %d", n, internLimit)
+	}
+	runtime.KeepAlive(kept)
 }

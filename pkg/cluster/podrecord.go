@@ -35,6 +35,9 @@ type PodRecord struct {
 	PodIPs                     []corev1.PodIP
 	// Conditions holds the Ready condition only.
 	Conditions []corev1.PodCondition
+	// labelsRef keeps the interned label set (Labels) in its weak table
+	// for as long as the record is cached (intern.go).
+	labelsRef *labelBox
 }
 
 // Pod returns a new Pod with the record's fields, sharing its values: the

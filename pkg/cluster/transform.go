@@ -87,12 +87,15 @@ func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 // them (intern.go): the cache holds every Pod of the scope.
 func slimPod(p *corev1.Pod) *PodRecord {
 	out := &PodRecord{ObjectMeta: slimMeta(p.ObjectMeta)}
-	out.Namespace, out.Labels = pods.str(p.Namespace), pods.labelSet(p.Labels)
+	out.Namespace = pods.str(p.Namespace)
+	if b := pods.labelSet(p.Labels); b != nil {
+		out.Labels, out.labelsRef = b.m, b
+	}
 	// The controller reference only: the admission webhook tells the
 	// workloads a selector matches apart by it (a pointer into the
 	// original's slice would keep the whole list alive).
 	if ref := metav1.GetControllerOf(p); ref != nil {
-		out.OwnerReferences = pods.owner([]metav1.OwnerReference{*ref})
+		out.OwnerReferences = pods.owner(*ref)
 	}
 	out.NodeName, out.Hostname, out.Subdomain = pods.str(p.Spec.NodeName), p.Spec.Hostname, pods.str(p.Spec.Subdomain)
 	var cs []corev1.Container
