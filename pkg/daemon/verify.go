@@ -17,6 +17,7 @@ import (
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -84,9 +85,11 @@ func RunVerify(ctx context.Context, cfg VerifyConfig) error {
 	if v.events, err = nodeEvents(ctx, cfg.Client, cfg.ErrOut); err != nil {
 		return err
 	}
+	// An update is the old object's change too: a Service relabelled out
+	// of a -l selection is one to read again.
 	changed := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { v.changed(o) },
-		UpdateFunc: func(_, o any) { v.changed(o) },
+		UpdateFunc: func(old, o any) { v.changed(old); v.changed(o) },
 		DeleteFunc: func(o any) { v.changed(o) },
 	}
 	for _, inf := range []cache.SharedIndexInformer{infs.Services, infs.Slices} {
@@ -108,7 +111,19 @@ func RunVerify(ctx context.Context, cfg VerifyConfig) error {
 	v.changedMu.Lock()
 	v.synced = true
 	v.changedMu.Unlock()
+	v.missingNames()
 	return v.run(ctx)
+}
+
+// missingNames says once which Services named are not there: a typo would
+// otherwise be verified as nothing, every node OK, for as long as it runs.
+func (v *verifier) missingNames() {
+	sel := v.cfg.Selection
+	for _, n := range sel.Names {
+		if _, ok, _ := v.cache.Services.GetByKey(sel.Namespace + "/" + n); !ok {
+			fmt.Fprintf(v.cfg.ErrOut, "service %s/%s not found: not verified until it is created\n", sel.Namespace, n)
+		}
+	}
 }
 
 // verifier is RunVerify's state.
@@ -124,6 +139,10 @@ type verifier struct {
 	changedMu sync.Mutex
 	synced    bool
 	lastRound time.Time // when the last round ended (zero: none yet)
+	// started is when the round in flight started (zero: none in flight);
+	// during the Services that changed since.
+	started time.Time
+	during  map[string]bool
 }
 
 // changed notes a change of a selected Service or of one of its slices.
@@ -149,6 +168,9 @@ func (v *verifier) changed(obj any) {
 	v.changedMu.Lock()
 	if v.synced { // the initial lists are no change: the first round reads them
 		v.schedule.Changed(v.cfg.Now())
+	}
+	if !v.started.IsZero() {
+		v.during[svc.Namespace+"/"+svc.Name] = true
 	}
 	v.changedMu.Unlock()
 	select {
@@ -188,14 +210,21 @@ func (v *verifier) round(ctx context.Context) {
 	start := v.cfg.Now()
 	v.changedMu.Lock()
 	v.schedule.Started(start)
+	v.started, v.during = start, map[string]bool{}
 	v.changedMu.Unlock()
 	r := v.cfg.Run
-	rep := r.Verify(ctx, v.cache, r.Review(ctx), v.nodes(), v.services())
+	// The rights are reviewed each round: a verifier runs for months, and
+	// its tiers follow its RBAC as it is changed.
+	rep := r.Verify(ctx, v.cache, v.cache.EndpointsOf, r.Review(ctx), v.nodes(), v.services())
+	v.changedMu.Lock()
+	during := v.during
+	v.started, v.during = time.Time{}, nil
+	v.changedMu.Unlock()
 	if ctx.Err() != nil {
-		return // cut short: not a reading
+		return // cut short by the signal: not a reading
 	}
 	end := v.cfg.Now()
-	entries, events := v.state.Apply(rep, end)
+	entries, events := v.state.Apply(rep, end, during)
 	v.metrics.set(entries, float64(start.UnixNano())/1e9, end.Sub(start).Seconds())
 	first := v.lastRoundAt().IsZero()
 	for _, e := range entries {
@@ -270,10 +299,11 @@ func (v *verifier) record(ev watch.Event) {
 	if v.events == nil {
 		return
 	}
+	// With the UID: kubectl describe finds an object's Events by it.
 	ref := &corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: ev.Name}
 	if ev.Kind == watch.Replica {
 		ns, name, _ := strings.Cut(ev.Name, "/")
-		ref = &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: name}
+		ref = &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: ns, Name: name, UID: types.UID(ev.UID)}
 	} else if o, ok, _ := v.cache.Nodes.GetByKey(ev.Name); ok {
 		ref.UID = o.(*corev1.Node).UID
 	}
@@ -288,19 +318,38 @@ func (v *verifier) ready(*http.Request) error {
 	return nil
 }
 
-// live fails when rounds stopped: none ended for the interval plus the
-// longest a round may take (its nodes' timeouts, twice: the DNS replicas
-// are read beside them) after the last.
+// live fails when rounds stopped: none in flight and none started for
+// the interval and a sync period (plus a minute) after the last ended, or
+// the one in flight running past its worst case (roundBound).
 func (v *verifier) live(*http.Request) error {
-	last := v.lastRoundAt()
+	v.changedMu.Lock()
+	last, started := v.lastRound, v.started
+	v.changedMu.Unlock()
+	now := v.cfg.Now()
+	if !started.IsZero() {
+		if bound := v.roundBound(); now.Sub(started) > bound {
+			return fmt.Errorf("a round has run for %s (bound %s)", now.Sub(started).Round(time.Second), bound)
+		}
+		return nil
+	}
 	if last.IsZero() {
 		return nil // the caches fill; /readyz says so
 	}
-	bound := v.cfg.Interval + 2*v.cfg.Run.NodeTimeout + time.Minute
-	if late := v.cfg.Now().Sub(last); late > bound {
+	bound := v.cfg.Interval + v.cfg.Run.SyncPeriod + time.Minute
+	if late := now.Sub(last); late > bound {
 		return fmt.Errorf("no round for %s (bound %s)", late.Round(time.Second), bound)
 	}
 	return nil
+}
+
+// roundBound is the longest a round may take: its nodes read
+// --concurrency at a time, each within --node-timeout (the DNS replicas
+// beside them, as many at a time), one batch more, and two minutes to
+// plan the Services and judge.
+func (v *verifier) roundBound() time.Duration {
+	r := v.cfg.Run
+	batches := (len(v.cache.Nodes.ListKeys()) + max(r.Concurrency, 1) - 1) / max(r.Concurrency, 1)
+	return time.Duration(batches+1)*r.NodeTimeout + 2*time.Minute
 }
 
 // nodeEvents is the recorder for the Events on Nodes (kept in the default

@@ -19,6 +19,7 @@ type verifyMetrics struct {
 	rounds               prometheus.Counter
 	roundSeconds         prometheus.Histogram
 	targets              map[string]watch.Kind // the targets set last round, to delete those gone
+	classes              map[string]string     // each target's UNKNOWN class last round ("" none)
 }
 
 var statuses = []verdict.Status{verdict.OK, verdict.Drift, verdict.Pending, verdict.Unknown}
@@ -35,7 +36,7 @@ func newVerifyMetrics() *verifyMetrics {
 		extra: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: p + "extra_endpoints",
 			Help: "Endpoints (or DNS records) the target serves that the EndpointSlices do not hold, as the last round found"}, target),
 		last: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: p + "last_verified_timestamp_seconds",
-			Help: "When the target was last read, in seconds since the epoch"}, target),
+			Help: "When the target was last read (a tier or a question tried), in seconds since the epoch"}, target),
 		unknown: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: p + "unknown_info",
 			Help: "1 while the target is UNKNOWN, with why by class: forbidden, node-not-ready, no-proxy, unreadable"}, append(target, "class")),
 		execs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: p + "execs_total",
@@ -55,6 +56,7 @@ func newVerifyMetrics() *verifyMetrics {
 // epoch), and forgets the targets the round did not see.
 func (m *verifyMetrics) set(es []watch.Entry, readAt float64, took float64) {
 	seen := map[string]watch.Kind{}
+	seenClass := map[string]string{}
 	for _, e := range es {
 		k, t := string(e.Kind), e.Name
 		seen[t] = e.Kind
@@ -67,15 +69,24 @@ func (m *verifyMetrics) set(es []watch.Entry, readAt float64, took float64) {
 		}
 		m.missing.WithLabelValues(k, t).Set(float64(e.Missing))
 		m.extra.WithLabelValues(k, t).Set(float64(e.Extra))
-		m.last.WithLabelValues(k, t).Set(readAt)
+		if e.Read {
+			m.last.WithLabelValues(k, t).Set(readAt)
+		}
 		if e.Kind == watch.Node {
 			m.execs.WithLabelValues(k, t).Add(float64(e.Execs))
 			m.bytes.WithLabelValues(k, t).Add(float64(e.Bytes))
 		}
-		m.unknown.DeletePartialMatch(prometheus.Labels{"kind": k, "target": t})
+		class := ""
 		if e.Status == verdict.Unknown {
-			m.unknown.WithLabelValues(k, t, e.Class).Set(1)
+			class = e.Class
 		}
+		if prev := m.classes[t]; prev != "" && prev != class {
+			m.unknown.DeleteLabelValues(k, t, prev)
+		}
+		if class != "" {
+			m.unknown.WithLabelValues(k, t, class).Set(1)
+		}
+		seenClass[t] = class
 	}
 	for t, kind := range m.targets {
 		if _, ok := seen[t]; ok {
@@ -88,7 +99,7 @@ func (m *verifyMetrics) set(es []watch.Entry, readAt float64, took float64) {
 		m.execs.DeletePartialMatch(l)
 		m.bytes.DeletePartialMatch(l)
 	}
-	m.targets = seen
+	m.targets, m.classes = seen, seenClass
 	m.rounds.Inc()
 	m.roundSeconds.Observe(took)
 }

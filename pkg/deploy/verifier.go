@@ -45,9 +45,9 @@ var VerifierRights = []Right{
 	{Resource: "pods", Verb: "watch", Why: "pkg/cluster Cache.Informers: the Pod informer's watch"},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verb: "list", Why: "pkg/cluster Cache.Informers: the EndpointSlice informer (what each node should program)"},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verb: "watch", Why: "pkg/cluster Cache.Informers: the EndpointSlice informer's watch"},
-	{Resource: "endpoints", Verb: "list", Why: "pkg/cluster Cache.Informers: the Endpoints informer (selectorless Services are planned by mirroring them)"},
+	{Resource: "endpoints", Verb: "list", Why: "pkg/cluster Cache.Informers: the Endpoints informer (selectorless Services are planned by mirroring them, Cache.EndpointsOf)"},
 	{Resource: "endpoints", Verb: "watch", Why: "pkg/cluster Cache.Informers: the Endpoints informer's watch"},
-	{Resource: "endpoints", Verb: "get", Why: "pkg/syncer GetEndpoints: the mirroring planner reads a selectorless Service's Endpoints whole"},
+	{Resource: "endpoints", Verb: "get", Why: "pkg/cluster Cache.EndpointsOf reads whole an Endpoints object a controller wrote (cached emptied) once its Service lost its selector"},
 	{Resource: "nodes", Verb: "list", Why: "pkg/cluster Cache.Informers: the Node informer (the nodes verified, their zones)"},
 	{Resource: "nodes", Verb: "watch", Why: "pkg/cluster Cache.Informers: the Node informer's watch"},
 	{Resource: "events", Verb: "create", In: metav1.NamespaceDefault, Why: "pkg/daemon verify.go: DataPlaneDrift and DataPlaneRecovered on a Node (a cluster-scoped object's Events are kept in default)"},
@@ -107,6 +107,9 @@ func VerifierObjects(ns, image string, port int32, tiers []string) []runtime.Obj
 		ObjectMeta: m(ns, nil),
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &one,
+			// One at a time: a rollout's two verifiers would both record
+			// each change of a node's status.
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
 			Selector: &metav1.LabelSelector{MatchLabels: VerifierLabels()},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: VerifierLabels()},

@@ -145,9 +145,11 @@ func dataPlaneAlerts() []Rule {
 			"A DNS replica answers what the EndpointSlices no longer say.",
 			"The kubectl-slices verifier in {{ $labels.namespace }} has found DNS replica {{ $labels.target }} serving other records than the EndpointSlices give, past its cache's window, for a minute."),
 		// A tier the verifier was not granted (deploy --verify-tiers) is
-		// UNKNOWN on every node by choice, class forbidden: not alerted.
+		// UNKNOWN on every node by choice (forbidden), and a node whose
+		// proxy is not kube-proxy (Cilium's replacement, a virtual node)
+		// for good (no-proxy): neither is alerted.
 		alert("KubectlSlicesDataPlaneUnknown", "warning", "30m",
-			fmt.Sprintf(`max by (namespace, target, class) (kubectl_slices_dataplane_unknown_info{%s,kind="node",class!="forbidden"}) == 1`, job),
+			fmt.Sprintf(`max by (namespace, target, class) (kubectl_slices_dataplane_unknown_info{%s,kind="node",class!~"forbidden|no-proxy"}) == 1`, job),
 			"The verifier cannot tell whether a node routes by the EndpointSlices.",
 			"The kubectl-slices verifier in {{ $labels.namespace }} has not verified node {{ $labels.target }} for 30 minutes ({{ $labels.class }}): whether its service proxy follows the slices is unknown."),
 	}

@@ -14,8 +14,9 @@ const verifierSelector = "app.kubernetes.io/name=kubectl-slices,app.kubernetes.i
 // rights its tiers grant. With the default tier (healthz) the tiers it
 // was not granted are UNKNOWN on every node and DNS replica, class
 // forbidden, naming the right (never a crash loop); applied again with
-// every tier, the same Pod verifies both nodes and both replicas OK at its
-// next round (the rights are reviewed each round).
+// the metrics tier, the replicas are OK and the nodes' rules still
+// forbidden; with every tier, the same Pod verifies both nodes and both
+// replicas OK at its next round (the rights are reviewed each round).
 func TestDeployVerify(t *testing.T) {
 	requireNode(t)
 	requireCoreDNS(t)
@@ -66,15 +67,24 @@ func TestDeployVerify(t *testing.T) {
 		return nil
 	})
 
-	// Every tier: the same Pod, its next round (a change of a Service's
-	// slices brings it a sync period later).
-	manifests := kubectl(t, "", "slices", "deploy", "--image", pluginImage, "--verify", "--verify-tiers", "healthz,metrics,rules").ok(t)
-	kubectl(t, manifests, "apply", "-f", "-").ok(t)
+	// Each further tier: the same Pod, its next round (a change of a
+	// Service's slices brings it a sync period later). With metrics, the
+	// replicas are read (a port-forward) and the nodes' rules still not.
 	ns := newNamespace(t, nil)
 	web := startWeb(t, ns, 1)
 	waitSlice(t, ns, "web", map[string]bool{web[0].Status.PodIP: true})
-	eventually(t, 90*time.Second, "every tier: both nodes and both replicas OK", holds(
-		status(a, "OK"), status(b, "OK"), status(dnsA, "OK"), status(dnsB, "OK")))
+	for i, step := range []struct {
+		tiers string
+		want  []string
+	}{
+		{"healthz,metrics", []string{status(a, "UNKNOWN"), status(b, "UNKNOWN"), status(dnsA, "OK"), status(dnsB, "OK")}},
+		{"healthz,metrics,rules", []string{status(a, "OK"), status(b, "OK"), status(dnsA, "OK"), status(dnsB, "OK")}},
+	} {
+		manifests := kubectl(t, "", "slices", "deploy", "--image", pluginImage, "--verify", "--verify-tiers", step.tiers).ok(t)
+		kubectl(t, manifests, "apply", "-f", "-").ok(t)
+		kubectl(t, "", "scale", "deployment", "web", "-n", ns, fmt.Sprintf("--replicas=%d", 2+i)).ok(t)
+		eventually(t, 90*time.Second, "tiers "+step.tiers, holds(step.want...))
+	}
 	noRestarts(t, "kubectl-slices", verifierSelector)
 	// It writes nothing but Events: the API server refuses it a slice.
 	sa := "system:serviceaccount:kubectl-slices:kubectl-slices-verify"

@@ -124,36 +124,58 @@ func gauge(mf promrecord.Scrape, name string, want map[string]string) float64 {
 	return sum
 }
 
-// cgroupOf is the cgroup v2 directory of a process.
+// cgroupOf is the file holding a process's cgroup CPU time: cgroup v2's
+// cpu.stat, or v1's cpuacct.usage (this machine's hierarchy may be either).
 func cgroupOf(b testing.TB, pid int) string {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		if path, ok := strings.CutPrefix(line, "0::"); ok {
-			return filepath.Join("/sys/fs/cgroup", path)
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var candidates []string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			candidates = []string{filepath.Join("/sys/fs/cgroup", f[2], "cpu.stat")}
+		case strings.Contains(f[1], "cpuacct"):
+			for _, dir := range []string{f[1], "cpuacct", "cpu,cpuacct"} {
+				candidates = append(candidates, filepath.Join("/sys/fs/cgroup", dir, f[2], "cpuacct.usage"))
+			}
+		}
+		for _, c := range candidates {
+			if _, err := os.Stat(c); err == nil {
+				return c
+			}
 		}
 	}
-	b.Fatalf("process %d: no cgroup v2 path in %q", pid, raw)
+	b.Fatalf("process %d: no cgroup CPU accounting found from %q", pid, raw)
 	return ""
 }
 
-// cgroupCPU is a cgroup's CPU time so far, in seconds (cpu.stat's
-// usage_usec: every process of the container, the execs' included).
-func cgroupCPU(b testing.TB, dir string) float64 {
-	f, err := os.Open(filepath.Join(dir, "cpu.stat"))
+// cgroupCPU is a cgroup's CPU time so far, in seconds: every process of
+// the container, the execs' included.
+func cgroupCPU(b testing.TB, file string) float64 {
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	if strings.HasSuffix(file, "cpuacct.usage") {
+		ns, err := strconv.ParseFloat(strings.TrimSpace(string(raw)), 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return ns / 1e9
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(raw)))
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "usage_usec "); ok {
 			us, _ := strconv.ParseFloat(v, 64)
 			return us / 1e6
 		}
 	}
-	b.Fatalf("%s/cpu.stat has no usage_usec", dir)
+	b.Fatalf("%s has no usage_usec", file)
 	return 0
 }

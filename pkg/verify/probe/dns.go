@@ -59,6 +59,12 @@ func readDNS(ctx context.Context, o Options, r rights, domain string, svcs []ver
 
 // askReplica asks one replica every question over one port-forward.
 func askReplica(ctx context.Context, o Options, p *corev1.Pod, denied string, qs []dnsexpect.Question) verdict.DNSReading {
+	r := askReplicaOnce(ctx, o, p, denied, qs)
+	r.UID = string(p.UID) // an Event on the Pod (verify --watch) names it
+	return r
+}
+
+func askReplicaOnce(ctx context.Context, o Options, p *corev1.Pod, denied string, qs []dnsexpect.Question) verdict.DNSReading {
 	name := p.Namespace + "/" + p.Name
 	switch {
 	case denied != "":

@@ -157,8 +157,7 @@ func serviceOf(svc *corev1.Service, o syncer.Outcome) verdict.Service {
 	return s
 }
 
-// Access is the caller's rights, reviewed once (Review) for the rounds
-// that read with them.
+// Access is the caller's rights (Review), for the rounds read with them.
 type Access struct{ r rights }
 
 // Review reviews the caller's rights for the tiers.
@@ -167,13 +166,14 @@ func (r Run) Review(ctx context.Context) Access {
 }
 
 // Verify is one round of a long-running verifier: svcs planned from src
-// (an informer cache, so nothing is listed for them), their slices as src
-// holds them, nodes and every DNS replica read once with a's rights, and
-// that round judged. A Service src cannot load is judged without a plan
-// (PlanFailed: the round is UNKNOWN for it), not dropped.
-func (r Run) Verify(ctx context.Context, src syncer.Source, a Access, nodes []*corev1.Node, svcs []*corev1.Service) verdict.Report {
+// (an informer cache, so nothing is listed for them) and its Endpoints
+// lookup (the cache's: selectorless Services are mirrored from it), their
+// slices as src holds them, nodes and every DNS replica read once with
+// a's rights, and that round judged. A Service src cannot load is judged
+// without a plan (PlanFailed: the round is UNKNOWN for it), not dropped.
+func (r Run) Verify(ctx context.Context, src syncer.Source, endpoints syncer.EndpointsLookup, a Access, nodes []*corev1.Node, svcs []*corev1.Service) verdict.Report {
 	in := make([]verdict.Service, len(svcs))
-	opts := syncer.Options{Plan: reconcile.DefaultOptions(), Planner: syncer.MirroringPlanner(syncer.GetEndpoints(r.Client))}
+	opts := syncer.Options{Plan: reconcile.DefaultOptions(), Planner: syncer.MirroringPlanner(endpoints)}
 	for i, svc := range svcs {
 		in[i] = serviceOf(svc, syncer.Sync(ctx, src, r.Client.DiscoveryV1(), svc, opts))
 	}

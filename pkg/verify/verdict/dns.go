@@ -11,8 +11,10 @@ import (
 // DNSReading is what one DNS replica answered to the questions the
 // Services' slices call for (DNSQuestions), or why it was not asked.
 type DNSReading struct {
-	// Replica is "namespace/name" of the DNS Pod, Address what was asked.
+	// Replica is "namespace/name" of the DNS Pod, UID its UID, Address
+	// what was asked.
 	Replica string
+	UID     string
 	Address string
 	// Unreadable, when set, is why the replica was not asked (a right the
 	// caller lacks, a Pod not Running, a port-forward that failed, the DNS
@@ -46,7 +48,7 @@ func judgeDNS(in Input) []DNSRow {
 	qs := DNSQuestions(in.Services, in.Domain)
 	out := make([]DNSRow, 0, len(in.DNS))
 	for _, d := range in.DNS {
-		row := DNSRow{Replica: d.Replica, Address: d.Address}
+		row := DNSRow{Replica: d.Replica, UID: d.UID, Address: d.Address}
 		if d.Unreadable != "" {
 			row.Result = dnsexpect.Result{Status: dnsexpect.Unknown, Reason: d.Unreadable, Answers: []dnsexpect.Answer{}}
 			out = append(out, row)

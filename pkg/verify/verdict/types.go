@@ -178,8 +178,10 @@ type ServiceRow struct {
 // (pkg/verify/dnsexpect's Result, combined over the Services), with which replica
 // it is. Its status counts in the run's as a node's does.
 type DNSRow struct {
-	// Replica is "namespace/name" of the DNS Pod, Address what was asked.
+	// Replica is "namespace/name" of the DNS Pod, Address what was asked;
+	// UID is the Pod's (an Event names it), not printed.
 	Replica string `json:"replica"`
+	UID     string `json:"-"`
 	Address string `json:"address,omitempty"`
 	dnsexpect.Result
 }

@@ -9,41 +9,40 @@ import (
 // UNKNOWN's reason classes: the label a dashboard groups by, each with a
 // different remedy.
 const (
-	// ClassForbidden: the verifier lacks a right a tier needs (grant it,
-	// or choose fewer tiers).
+	// ClassForbidden: the verifier lacks the right the deciding read needs
+	// (grant it, or choose fewer tiers: then it is a choice).
 	ClassForbidden = "forbidden"
 	// ClassNotReady: the node is NotReady; its proxy is not read.
 	ClassNotReady = "node-not-ready"
-	// ClassNoProxy: no service proxy Pod on the node, or one verify does
-	// not read (Cilium, Calico, kube-router).
+	// ClassNoProxy: no running service proxy Pod on the node, or one
+	// verify does not read (Cilium, Calico, kube-router).
 	ClassNoProxy = "no-proxy"
-	// ClassUnreadable: a tier was tried and did not answer in time or in a
-	// form verify reads.
+	// ClassUnreadable: a read was tried and did not answer in time or in
+	// a form verify reads.
 	ClassUnreadable = "unreadable"
-	// ClassPlan: the slices could not be held against a plan.
-	ClassPlan = "plan"
 )
 
-// Class is an UNKNOWN node's reason class, from the verdict's tiers: a
-// tier denied is forbidden; a node with no tier tried is NotReady, has no
-// proxy verify reads, or its proxies could not be listed (pkg/verify/probe
-// words these reasons); otherwise a tier failed.
+// Class is an UNKNOWN node's reason class, from the reason that decided
+// it (pkg/verify/verdict's: the rules tier's error when the rules were
+// not read, or why no tier was tried, as pkg/verify/probe words it): a
+// right denied is forbidden, whatever other tier was also denied.
 func Class(n verdict.NodeRow) string {
-	for _, t := range n.Tiers {
-		if !t.OK && strings.HasPrefix(t.Reason, "forbidden") {
-			return ClassForbidden
-		}
-	}
-	if len(n.Tiers) > 0 {
-		return ClassUnreadable
-	}
 	switch {
 	case strings.HasPrefix(n.Reason, "forbidden"):
-		return ClassForbidden // the proxies could not be listed
-	case strings.HasPrefix(n.Reason, "cannot"):
+		return ClassForbidden
+	case len(n.Tiers) > 0, strings.HasPrefix(n.Reason, "cannot"):
 		return ClassUnreadable
 	case strings.Contains(n.Reason, "NotReady"):
 		return ClassNotReady
 	}
 	return ClassNoProxy
+}
+
+// replicaClass is an UNKNOWN DNS replica's: a right denied, or a read
+// that failed (a Pod not Running, a port-forward, no answer).
+func replicaClass(reason string) string {
+	if strings.HasPrefix(reason, "forbidden") {
+		return ClassForbidden
+	}
+	return ClassUnreadable
 }
