@@ -27,10 +27,13 @@ func TestVerifyWatchRounds(t *testing.T) {
 	mustService(t, shared, service(ns, "other"))
 	mustPods(t, shared, ns, podSpec("web", 0, 45), podSpec("web", 1, 45), podSpec("other", 0, 46))
 	slices(t, "sync", "--all", "-n", ns).mustCode(t, 0)
+	// A node with a kube-proxy Pod at an address nobody answers: its tiers
+	// are tried (and fail), so it is read, where the test Nodes have none.
+	proxyOnNode(t, "verify-watch", "kube-proxy-watch", map[string]string{"k8s-app": "kube-proxy"}, "192.0.2.4")
 	const settle = 3 * time.Second
 	addr := freeAddr(t)
 	r := replica{startWatch(t, shared, shared.Kubeconfig, "verify", "--watch", "svc/web", "-n", ns, "--interval", "10m",
-		"--sync-period", settle.String(), "--health-addr", addr), addr}
+		"--sync-period", settle.String(), "--node-timeout", "2s", "--health-addr", addr), addr}
 	within(t, "/readyz after the first round", 30*time.Second, func() bool { code, _ := r.get("/readyz"); return code == http.StatusOK })
 	r.waitLine(t, "node "+testNodes[0].Name+": UNKNOWN: no kube-proxy Pod on the node", 5*time.Second)
 	m := r.metrics(t)
@@ -41,6 +44,12 @@ func TestVerifyWatchRounds(t *testing.T) {
 		if v := value(m, "kubectl_slices_dataplane_unknown_info", map[string]string{"target": n.Name, "class": "no-proxy"}); v != 1 {
 			t.Errorf("node %s: unknown_info{class=no-proxy} %v, want 1", n.Name, v)
 		}
+	}
+	if v := value(m, "kubectl_slices_dataplane_unknown_info", map[string]string{"target": "verify-watch", "class": "unreadable"}); v != 1 {
+		t.Errorf("node verify-watch: unknown_info{class=unreadable} %v, want 1", v)
+	}
+	if v := value(m, "kubectl_slices_dataplane_last_verified_timestamp_seconds", map[string]string{"target": testNodes[0].Name}); v != -1 && v != 0 {
+		t.Errorf("node %s, never read, has a last verification: %v", testNodes[0].Name, v)
 	}
 	heldToTheDocs(t, m)
 	rounds := func() float64 { return value(r.metrics(t), "kubectl_slices_dataplane_rounds_total", nil) }
