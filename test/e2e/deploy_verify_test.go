@@ -41,7 +41,9 @@ func TestDeployVerifierRBAC(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			objs := verifierObjects(deployObjects(t, shared, "--verify", "--verify-tiers", c.tiers, "-n", ns))
 			kubectl(t, shared, "apply", "-f", manifestFile(t, ofKinds(objs, rbacKinds...))).mustCode(t, 0)
-			t.Cleanup(func() { kubectl(t, shared, "delete", "--ignore-not-found", "-f", manifestFile(t, ofKinds(objs, rbacKinds...))) })
+			t.Cleanup(func() {
+				kubectl(t, shared, "delete", "--ignore-not-found", "-f", manifestFile(t, ofKinds(objs, rbacKinds...)))
+			})
 			if may("create", "endpointslices", "", ns) || may("delete", "endpointslices", "", "default") {
 				t.Error("the verifier may write EndpointSlices")
 			}
