@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
@@ -64,11 +65,7 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return exit.Usagef("cannot load kubeconfig: %v", err)
-	}
-	if err := o.Probe.Connect(cfg, client); err != nil {
+	if err := o.connectProbe(client); err != nil {
 		return err
 	}
 	rep, err := o.Probe.Report(ctx, targets, o.AllNamespaces)
@@ -79,4 +76,14 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return verifyExit(rep.Status)
+}
+
+// connectProbe gives the probe the client and a transport to the nodes'
+// Pods from the kubeconfig.
+func (o *VerifyOptions) connectProbe(client kubernetes.Interface) error {
+	cfg, err := o.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		return exit.Usagef("cannot load kubeconfig: %v", err)
+	}
+	return o.Probe.Connect(cfg, client)
 }

@@ -62,15 +62,11 @@ func (o *VerifyOptions) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return exit.Usagef("cannot load kubeconfig: %v", err)
-	}
-	if err := o.Probe.Connect(cfg, client); err != nil {
+	if err := o.connectProbe(client); err != nil {
 		return err
 	}
-	// A signal ends it as it ends sync --watch: after the round in
-	// flight, exit 0.
+	// A signal ends it as it ends sync --watch, exit 0: the round in
+	// flight is abandoned.
 	err = daemon.RunVerify(ctx, daemon.VerifyConfig{Client: client, Run: o.Probe, Selection: o.Targets,
 		Interval: o.Watch.Interval, HealthAddr: o.Watch.HealthAddr, Out: o.Out, ErrOut: o.ErrOut})
 	return exit.Process(o.Targets.Namespace, o.Targets.Listed(), err)
