@@ -152,6 +152,13 @@ func dataPlaneAlerts() []Rule {
 			fmt.Sprintf(`max by (namespace, target, class) (kubectl_slices_dataplane_unknown_info{%s,kind="node",class!~"forbidden|no-proxy"}) == 1`, job),
 			"The verifier cannot tell whether a node routes by the EndpointSlices.",
 			"The kubectl-slices verifier in {{ $labels.namespace }} has not verified node {{ $labels.target }} for 30 minutes ({{ $labels.class }}): whether its service proxy follows the slices is unknown."),
+		// Its targets scraped and down: the alerts above would never fire.
+		// Not absent(): the verifier is optional, and where none is
+		// deployed nothing is missing.
+		alert("KubectlSlicesVerifierDown", "warning", "15m",
+			fmt.Sprintf(`max by (namespace) (up{%s}) == 0`, job),
+			"The kubectl-slices verifier is down.",
+			"Prometheus has scraped no kubectl-slices verifier in {{ $labels.namespace }} for 15 minutes: the data-plane alerts cannot fire."),
 	}
 }
 
