@@ -45,10 +45,11 @@ type AuditEvent struct {
 func (cp *ControlPlane) auditPath() string { return filepath.Join(cp.Dir, "audit.log") }
 
 // writeAuditPolicy writes the policy and returns kube-apiserver's flags
-// for it. The log backend runs in blocking mode: each event is written
-// before the response is sent, so a test that saw a write's effect finds
-// the event in the file at once, with no batch to wait out; the policy
-// records few events, so writing each costs nothing measurable. The flags
+// for it. The log backend runs in blocking mode: each event is written by
+// the request's handler as it returns, with no batch to wait out; the
+// policy records few events, so writing each costs nothing measurable. The
+// write's effect is visible to other readers a moment earlier (once etcd
+// commits it), so a reader that saw the effect may have to read again. The flags
 // are in apiArgs, so the restarted and the side API servers append to the
 // same file (the backend opens it with O_APPEND, one write per event).
 func (cp *ControlPlane) writeAuditPolicy() ([]string, error) {

@@ -87,7 +87,10 @@ func TestFaultLeaderCutOff(t *testing.T) {
 	}
 	within(t, "the new leader publishes the plan", 20*time.Second, func() bool { return f.publishedBy(t, oursLabel) })
 
-	audit := readAudit(t, cp)
+	audit := auditOnce(t, cp, func(l auditLog) bool {
+		return len(l.writes(a.User, "endpointslices")) > 0 && len(l.writes(b.User, "endpointslices")) > 0 &&
+			len(l.writes(b.User, "leases").succeeded()) > 0
+	})
 	aSlices := audit.writes(a.User, "endpointslices").byReceived()
 	bSlices := audit.writes(b.User, "endpointslices").byReceived()
 	bLease := audit.writes(b.User, "leases").succeeded().byReceived()
