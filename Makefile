@@ -151,12 +151,19 @@ bench-explain-pod: control-plane
 bench-watch-idle: control-plane
 	cd test && KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench BenchmarkIdleWatch -benchtime 1x -timeout 60m
 
-## bench-envelope: the cluster envelope beside kube-controller-manager: 100,000 Pods in 5,000 Services
-## (20 each) in 50 namespaces on 1,000 Nodes; cold sync --all -A, no-op resync, check -A, sync --watch
-## from cold (memory, flips), the webhook's admissions. ENVELOPE_PODS=10000 scales it down (not part of make test)
-ENVELOPE_PODS ?= 100000
+## bench-envelope: the envelope's ladder beside kube-controller-manager: 10,000, 50,000, 100,000 and
+## 150,000 Pods (15 a Service, 100 Services a namespace, 30 Pods a Node; every 20th Pod not ready, every
+## 4th Service two named ports, every 10th dual-stack), each size on a control plane of its own: cold
+## sync --all -A, no-op resync, check -A, explain, sync --watch from cold (memory, flips), the webhook;
+## prints the table and draws the plots into ENVELOPE_OUT (not part of make test; about 75 minutes).
+## ENVELOPE_LADDER=10000,50000 or ENVELOPE_PODS=10000 choose the sizes
+ENVELOPE_LADDER ?= 10000,50000,100000,150000
+ENVELOPE_OUT ?= /tmp/kubectl-slices-envelope
 bench-envelope: control-plane
-	cd test && ENVELOPE_PODS=$(ENVELOPE_PODS) KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" $(GO) test ./e2e -run '^$$' -bench '^BenchmarkEnvelope$$' -benchtime 1x -timeout 240m
+	mkdir -p $(ENVELOPE_OUT)
+	cd test && ENVELOPE_LADDER=$(or $(ENVELOPE_PODS),$(ENVELOPE_LADDER)) ENVELOPE_OUT=$(ENVELOPE_OUT) KUBECTL_SLICES_BIN_DIR="$(CONTROL_PLANE)" \
+		$(GO) test ./e2e -run '^$$' -bench '^BenchmarkEnvelope$$' -benchtime 1x -timeout 300m
+	cd test && $(GO) run ./cmd/envelopeplot -in $(ENVELOPE_OUT)/envelope.csv -out $(ENVELOPE_OUT)
 
 ## soak: the in-cluster safety net (two replicas, leader election, --standby) beside
 ## kube-controller-manager under churn and a rotation of faults, checked from the audit log

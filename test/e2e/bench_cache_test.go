@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,6 +66,21 @@ var requestsLine = regexp.MustCompile(`api requests: (\d+) \(([^)]*)\)`)
 // the API requests it counted.
 func runPlugin(b *testing.B, cp *controlplane.ControlPlane, args ...string) (time.Duration, int, string) {
 	b.Helper()
+	r := runPluginMeasured(b, cp, args...)
+	return r.took, r.requests, r.verbs
+}
+
+// pluginRun is one run of the plugin binary: its wall time, the API
+// requests it counted (and by verb), and its peak resident memory.
+type pluginRun struct {
+	took     time.Duration
+	requests int
+	verbs    string
+	peakKiB  int
+}
+
+func runPluginMeasured(b *testing.B, cp *controlplane.ControlPlane, args ...string) pluginRun {
+	b.Helper()
 	cmd := exec.Command(filepath.Join(pluginDir, "kubectl-slices"), append([]string{"--kubeconfig", cp.Kubeconfig}, args...)...)
 	cmd.Env = append(os.Environ(), "KUBECTL_SLICES_COUNT_REQUESTS=1")
 	var out, errOut bytes.Buffer
@@ -73,13 +89,17 @@ func runPlugin(b *testing.B, cp *controlplane.ControlPlane, args ...string) (tim
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%v: %v\n%s", args, err, errOut.String())
 	}
-	took := time.Since(start)
+	r := pluginRun{took: time.Since(start)}
 	m := requestsLine.FindStringSubmatch(errOut.String())
 	if m == nil {
 		b.Fatalf("no request count in stderr:\n%s", errOut.String())
 	}
-	n, _ := strconv.Atoi(m[1])
-	return took, n, m[2]
+	r.requests, _ = strconv.Atoi(m[1])
+	r.verbs = m[2]
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.peakKiB = int(ru.Maxrss) // KiB on Linux
+	}
+	return r
 }
 
 // convergedServices counts Services whose slices by managedBy carry all

@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,37 +16,44 @@ import (
 	"testing"
 	"time"
 
-	discovery "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
 
-// The envelope's shape at full size: 100,000 Pods in 5,000 Services of 20
-// Pods across 50 namespaces on 1,000 Nodes. ENVELOPE_PODS scales it,
-// keeping 20 Pods per Service, 100 Services per namespace and 100 Pods per
-// Node (10,000 Pods: 500 Services, 5 namespaces, 100 Nodes).
+// The envelope's shape, at every size: 15 Pods a Service, 100 Services a
+// namespace and 30 Pods a Node, so 150,000 Pods are 10,000 Services in 100
+// namespaces on 5,000 Nodes (SIG Scalability's top). The mix: every 20th
+// Pod not ready; every 4th Service with a second named port (metrics);
+// every 10th dual-stack, its Pods with an IPv6 address too.
 const (
-	envelopePerService = 20
+	envelopePerService = 15
 	envelopePerNS      = 100 // Services
-	envelopePerNode    = 100 // Pods
+	envelopePerNode    = 30  // Pods
 )
+
+// envelopeLadder is the sizes to run, in Pods: ENVELOPE_LADDER
+// (comma-separated), or ENVELOPE_PODS for one size, or the default ladder.
+func envelopeLadder(b *testing.B) []envelopeShape {
+	spec := cmp.Or(os.Getenv("ENVELOPE_LADDER"), os.Getenv("ENVELOPE_PODS"), "10000,50000,100000,150000")
+	var out []envelopeShape
+	for _, f := range strings.Split(spec, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < envelopePerService {
+			b.Fatalf("envelope size %q: want a number of Pods, at least %d (ENVELOPE_LADDER=10000,50000 or ENVELOPE_PODS=10000)", f, envelopePerService)
+		}
+		out = append(out, newEnvelopeShape(n))
+	}
+	return out
+}
 
 // envelopeShape is one size of the envelope.
 type envelopeShape struct {
 	pods, services, namespaces, nodes int
 }
 
-func envelopeSize(b *testing.B) envelopeShape {
-	pods := 100000
-	if s := os.Getenv("ENVELOPE_PODS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < envelopePerService {
-			b.Fatalf("ENVELOPE_PODS=%q: want a number of Pods, at least %d", s, envelopePerService)
-		}
-		pods = n
-	}
+func newEnvelopeShape(pods int) envelopeShape {
 	services := pods / envelopePerService
 	return envelopeShape{pods: services * envelopePerService, services: services,
 		namespaces: max(1, services/envelopePerNS), nodes: max(1, pods/envelopePerNode)}
@@ -56,17 +65,63 @@ func (e envelopeShape) String() string {
 }
 
 func (e envelopeShape) ns(svc int) string   { return fmt.Sprintf("env-%02d", svc%e.namespaces) }
-func (e envelopeShape) name(svc int) string { return fmt.Sprintf("svc-%04d", svc) }
+func (e envelopeShape) name(svc int) string { return fmt.Sprintf("svc-%05d", svc) }
+
+func (envelopeShape) multiPort(svc int) bool { return svc%4 == 1 }
+func (envelopeShape) dualStack(svc int) bool { return svc%10 == 3 }
+func (envelopeShape) ready(svc, i int) bool  { return (svc*envelopePerService+i)%20 != 19 }
+
+// service is Service svc: a named target port, a second one on every 4th,
+// both families on every 10th.
+func (e envelopeShape) service(svc int) *corev1.Service {
+	return service(e.ns(svc), e.name(svc), func(s *corev1.Service) {
+		if e.multiPort(svc) {
+			s.Spec.Ports = append(s.Spec.Ports, controlplane.ServicePort("metrics", 9090, intstr.FromString("metrics")))
+		}
+		if e.dualStack(svc) {
+			policy := corev1.IPFamilyPolicyRequireDualStack
+			s.Spec.IPFamilyPolicy = &policy
+			s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+		}
+	})
+}
 
 // pod is Pod i of Service svc: on Node (its global index mod Nodes), with
-// an IP of its own in 10.100.0.0/14.
+// an IPv4 address of its own in 10.100.0.0/14 and, in a dual-stack
+// Service, an IPv6 one in fd00:10:244::/96.
 func (e envelopeShape) pod(svc, i int) controlplane.PodSpec {
 	g := svc*envelopePerService + i
 	p := podSpec(e.name(svc), i, 0)
 	p.Labels = map[string]string{"app": e.name(svc), "env": "envelope"}
 	p.Node = fmt.Sprintf("node-%04d", g%e.nodes)
 	p.IPs = []string{fmt.Sprintf("10.%d.%d.%d", 100+g/62500, g/250%250, g%250+1)}
+	if e.dualStack(svc) {
+		v6 := netip.MustParseAddr("fd00:10:244::").As16()
+		binary.BigEndian.PutUint32(v6[12:], uint32(g+1))
+		p.IPs = append(p.IPs, netip.AddrFrom16(v6).String())
+	}
+	p.Ready = e.ready(svc, i)
+	if e.multiPort(svc) {
+		p.Ports = append(p.Ports, corev1.ContainerPort{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP})
+	}
 	return p
+}
+
+// readyEndpoints is how many ready endpoints a manager publishes for the
+// whole envelope: each ready Pod once per family of its Service.
+func (e envelopeShape) readyEndpoints() int {
+	n := 0
+	for s := range e.services {
+		for i := range envelopePerService {
+			if e.ready(s, i) {
+				n++
+				if e.dualStack(s) {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // parallel runs f(0..n-1) on workers goroutines and returns the first error.
@@ -116,7 +171,7 @@ func seedEnvelope(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape) 
 		}
 	}
 	if err := parallel(e.services, 16, func(s int) error {
-		_, err := fast.Service(ctx, service(e.ns(s), e.name(s)))
+		_, err := fast.Service(ctx, e.service(s))
 		return err
 	}); err != nil {
 		b.Fatalf("seeding %d Services: %v", e.services, err)
@@ -169,14 +224,7 @@ func machineState(cp *controlplane.ControlPlane) string {
 			parts = append(parts, name+" not running")
 		}
 	}
-	if raw, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, l := range strings.Split(string(raw), "\n") {
-			if strings.HasPrefix(l, "MemAvailable:") {
-				kib, _ := strconv.Atoi(strings.Fields(l)[1])
-				parts = append(parts, fmt.Sprintf("memory available %d MiB", kib/1024))
-			}
-		}
-	}
+	parts = append(parts, fmt.Sprintf("memory available %d MiB", memAvailableKiB()/1024))
 	return strings.Join(parts, ", ")
 }
 
@@ -219,165 +267,4 @@ func timedCheck(b *testing.B, cp *controlplane.ControlPlane, services int) time.
 		b.Fatalf("check -A on the synced cluster: %d Services seen (want %d), %d findings, first %+v", r.Services, services, len(r.Findings), r.Findings)
 	}
 	return took
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// BenchmarkEnvelope: the cluster envelope (100,000 Pods in 5,000 Services
-// of 20 across 50 namespaces on 1,000 Nodes; ENVELOPE_PODS scales it) on a
-// control plane of its own, in one run, one step after the other:
-//
-//  1. cold `sync --all -A` (no slice exists): wall time and API requests;
-//  2. a no-op `sync --all -A` again: wall time and API requests (lists);
-//  3. `check -A`: wall time (no finding allowed);
-//  4. our slices deleted (DeleteCollection per namespace, waited out
-//     through the watch), so the cluster is as before step 1; then
-//     kube-controller-manager (its EndpointSlice controller only) started
-//     cold: time until its slices publish every Pod ready;
-//  5. `sync --watch --all -A` started cold beside it (none of our slices
-//     exist): time to its caches filled and to all our slices written;
-//     resident memory of both; ENVELOPE_FLIPS readiness flips, 120 by
-//     default, over Pods of Services spread evenly, each timed from the status
-//     write to each manager's slice update seen through a watch, and the
-//     CPU of both over them; the watch is stopped;
-//  6. `kubectl slices webhook` (caching every namespace): 200 Service
-//     admissions in the first namespace, its handling p50/p99.
-//
-// What gives out (a seeding error, a process killed, a convergence that
-// does not come) fails the benchmark with the control plane's processes
-// and the memory left. Run with -benchtime 1x (make bench-envelope).
-func BenchmarkEnvelope(b *testing.B) {
-	e := envelopeSize(b)
-	flips := 120
-	if s, err := strconv.Atoi(os.Getenv("ENVELOPE_FLIPS")); err == nil && s >= 2 {
-		flips = s
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// As in a real cluster, API Priority and Fairness is on (the shared
-	// test cluster turns it off to spare the 2 cores): the plugin lifts its
-	// client-side limits under it.
-	cp := ownCluster(b, ctx, fairness)
-	b.Cleanup(func() {
-		if b.Failed() {
-			b.Logf("envelope at %s; when it failed: %s", e, machineState(cp))
-		}
-	})
-	seedEnvelope(b, cp, e)
-	view := followSlices(b, cp, metav1.NamespaceAll)
-	b.Logf("after seeding: %s", machineState(cp))
-
-	for b.Loop() {
-		var summary []string
-		say := func(format string, args ...any) {
-			line := fmt.Sprintf(format, args...)
-			summary = append(summary, line)
-			b.Log(line)
-		}
-		// 1-2: one-shot sync, cold then no-op.
-		cold, coldReq, coldVerbs := runPlugin(b, cp, "sync", "--all", "-A")
-		waitReadyCount(b, view, oursLabel, e.pods, time.Minute)
-		resync, resyncReq, resyncVerbs := runPlugin(b, cp, "sync", "--all", "-A")
-		if strings.Contains(resyncVerbs, ",") || !strings.HasPrefix(resyncVerbs, "GET ") {
-			b.Errorf("the no-op resync made requests other than lists: %s", resyncVerbs)
-		}
-		// 3: check.
-		check := timedCheck(b, cp, e.services)
-
-		// 4: the controller, cold on the same state.
-		kcmCold := controllerConvergesCold(b, cp, e, view)
-		say("envelope: %s", e)
-		say("cold sync --all -A: %v, %d API requests (%s); kube-controller-manager's cold convergence %v (ours %.3fx)",
-			cold.Round(time.Millisecond), coldReq, coldVerbs, kcmCold.Round(time.Millisecond), cold.Seconds()/kcmCold.Seconds())
-		say("no-op resync: %v, %d API requests (%s)", resync.Round(time.Millisecond), resyncReq, resyncVerbs)
-		say("check -A: %v", check.Round(time.Millisecond))
-		b.ReportMetric(ms(cold), "cold-sync-ms")
-		b.ReportMetric(float64(coldReq), "cold-sync-requests")
-		b.ReportMetric(ms(kcmCold), "kcm-cold-ms")
-		b.ReportMetric(ms(resync), "resync-ms")
-		b.ReportMetric(float64(resyncReq), "resync-requests")
-		b.ReportMetric(ms(check), "check-ms")
-
-		// 5: the watch loop from cold, beside the converged controller.
-		watchStart := time.Now()
-		w := startWatch(b, cp, cp.Kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
-		w.waitLine(b, "caches filled", 10*time.Minute)
-		filled := time.Since(watchStart)
-		written := waitReadyCount(b, view, oursLabel, e.pods, 2*time.Minute+time.Duration(e.services)*50*time.Millisecond).Sub(watchStart)
-		oursRSS, kcmRSS := rssKiB(w.cmd.Process.Pid), rssKiB(cp.ControllerManagerPID())
-		say("sync --watch --all -A from cold: caches filled after %v, all slices written after %v", filled.Round(time.Millisecond), written.Round(time.Millisecond))
-		say("resident memory with the cluster cached: ours %d MiB, kube-controller-manager %d MiB (%.2fx)", oursRSS/1024, kcmRSS/1024, float64(oursRSS)/float64(kcmRSS))
-		b.ReportMetric(ms(filled), "watch-filled-ms")
-		b.ReportMetric(ms(written), "watch-written-ms")
-		b.ReportMetric(float64(oursRSS)/1024, "ours-rss-MiB")
-		b.ReportMetric(float64(kcmRSS)/1024, "kcm-rss-MiB")
-
-		rng := rand.New(rand.NewPCG(3, 4))
-		var targets []flipTarget
-		for k := range flips / 2 {
-			s := k * e.services / (flips / 2)
-			targets = append(targets, flipTarget{e.ns(s), e.pod(s, rng.IntN(envelopePerService))})
-		}
-		oursCPU, kcmCPU := cpuTime(w.cmd.Process.Pid), cpuTime(cp.ControllerManagerPID())
-		lat := flipTimed(b, cp, view, targets)
-		n := time.Duration(2 * len(targets))
-		oursCPU, kcmCPU = (cpuTime(w.cmd.Process.Pid)-oursCPU)/n, (cpuTime(cp.ControllerManagerPID())-kcmCPU)/n
-		ours, kcm := reportFlips(b, "flip-", lat)
-		say("%d flips over %d Services: ours p50 %v p99 %v, kube-controller-manager p50 %v p99 %v (p99 %.2fx); CPU per flip ours %v, kube-controller-manager %v",
-			n, len(targets), ours[0].Round(time.Millisecond), ours[1].Round(time.Millisecond), kcm[0].Round(time.Millisecond), kcm[1].Round(time.Millisecond),
-			ours[1].Seconds()/kcm[1].Seconds(), oursCPU.Round(time.Millisecond), kcmCPU.Round(time.Millisecond))
-		b.ReportMetric(ms(oursCPU), "ours-cpu-ms/flip")
-		b.ReportMetric(ms(kcmCPU), "kcm-cpu-ms/flip")
-		// Again once both have run the same flips: the first figure is
-		// ours as its first pass ends, the controller's minutes after
-		// it converged.
-		oursRSS, kcmRSS = rssKiB(w.cmd.Process.Pid), rssKiB(cp.ControllerManagerPID())
-		say("resident memory after the flips: ours %d MiB, kube-controller-manager %d MiB (%.2fx)", oursRSS/1024, kcmRSS/1024, float64(oursRSS)/float64(kcmRSS))
-		b.ReportMetric(float64(oursRSS)/1024, "ours-rss-after-MiB")
-		b.ReportMetric(float64(kcmRSS)/1024, "kcm-rss-after-MiB")
-		w.stop(b, 15)
-
-		// 6: the webhook, caching the whole cluster.
-		webhookCachingTheCluster(b, cp, e, say)
-		say("machine at the end: %s", machineState(cp))
-		fmt.Fprintf(os.Stderr, "\n--- envelope summary ---\n%s\n\n", strings.Join(summary, "\n"))
-	}
-}
-
-// controllerConvergesCold deletes our slices and starts kube-controller-manager
-// on the same state; it returns how long the controller took to publish every
-// Pod ready.
-func controllerConvergesCold(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, view *readyView) time.Duration {
-	for n := range e.namespaces {
-		err := cp.Admin.DiscoveryV1().EndpointSlices(e.ns(n)).DeleteCollection(context.Background(), metav1.DeleteOptions{},
-			metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel})
-		if err != nil {
-			b.Fatalf("deleting our slices in %s: %v", e.ns(n), err)
-		}
-	}
-	waitReadyCount(b, view, oursLabel, 0, time.Minute)
-	kcmStart := time.Now()
-	if err := cp.StartControllerManager(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	return waitReadyCount(b, view, controllerLabel, e.pods, 2*time.Minute+time.Duration(e.services)*150*time.Millisecond).Sub(kcmStart)
-}
-
-// webhookCachingTheCluster times Service admissions by the webhook while it
-// caches the whole cluster, and says the figures with say.
-func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, say func(format string, args ...any)) {
-	ns := e.ns(0)
-	shapes := []serviceShape{
-		{map[string]string{"app": e.name(0)}, intstr.FromString("http")},
-		{map[string]string{"app": e.name(0)}, intstr.FromString("metrics")},
-		{map[string]string{"app": "Svc-0000"}, intstr.FromString("http")},
-		{map[string]string{"env": "envelope"}, intstr.FromString("http")},
-	}
-	const admissions = 200
-	wr := admitServices(b, cp, ns, admissions, shapes)
-	wr.check(b, admissions)
-	say("webhook caching the cluster: %d Service admissions, handling p50 %v p99 %v; API server round trip p99 %v",
-		wr.admitted, wr.p50, wr.p99, percentile(wr.rtt, 0.99).Round(time.Millisecond))
-	b.ReportMetric(ms(wr.p50), "webhook-p50-ms")
-	b.ReportMetric(ms(wr.p99), "webhook-p99-ms")
 }

@@ -116,13 +116,18 @@ func (v *readyView) waitAll(addr string, ready bool, timeout time.Duration) (map
 	}
 }
 
-func rssKiB(pid int) int {
+func rssKiB(pid int) int { return procStatusKiB(pid, "VmRSS:") }
+
+// peakRSSKiB is a process's peak resident memory so far (VmHWM).
+func peakRSSKiB(pid int) int { return procStatusKiB(pid, "VmHWM:") }
+
+func procStatusKiB(pid int, field string) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return -1
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field) {
 			n, _ := strconv.Atoi(strings.Fields(line)[1])
 			return n
 		}

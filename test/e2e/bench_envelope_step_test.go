@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	discovery "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
+)
+
+// BenchmarkEnvelope: the envelope's ladder (10,000, 50,000, 100,000 and
+// 150,000 Pods by default; ENVELOPE_LADDER or ENVELOPE_PODS choose), each
+// size on a control plane of its own, one step after the other:
+//
+//  1. cold `sync --all -A` (no slice exists): wall time, API requests,
+//     peak RSS; a no-op `sync --all -A` again; `check -A` (no finding
+//     allowed); `explain pod/…` and `explain --ip … -A` for an address a
+//     Pod holds and one nobody holds;
+//  2. our slices deleted (DeleteCollection per namespace, waited out
+//     through the watch), so the cluster is as before step 1; then
+//     kube-controller-manager (its EndpointSlice controller only) started
+//     cold: time until its slices publish every ready Pod, and its RSS;
+//  3. `sync --watch --all -A` started cold beside it: time to its caches
+//     filled and to all our slices written, RSS of both; ENVELOPE_FLIPS
+//     readiness flips (100), one at a time over Services spread evenly,
+//     each timed from its status write to each manager's slice update seen
+//     through a watch, the status write alone timed as the floor; CPU per
+//     flip and RSS of both after them;
+//  4. `kubectl slices webhook` caching the cluster: 200 Service
+//     admissions, its handling p50/p99;
+//  5. the peak RSS of kube-apiserver and etcd over the step, and the
+//     machine's memory left.
+//
+// Each step's row goes to ENVELOPE_OUT/envelope.csv (rewritten after every
+// step; the table is printed after each) for test/cmd/envelopeplot. What
+// gives out fails the benchmark with the control plane's processes and the
+// memory left. Run with -benchtime 1x (make bench-envelope).
+func BenchmarkEnvelope(b *testing.B) {
+	ladder := envelopeLadder(b)
+	out := os.Getenv("ENVELOPE_OUT")
+	if out == "" {
+		out = b.TempDir()
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	csvPath := filepath.Join(out, "envelope.csv")
+	var rows []envelopeRow
+	for _, e := range ladder {
+		b.Run(fmt.Sprintf("pods=%d", e.pods), func(b *testing.B) {
+			for b.Loop() {
+				rows = append(rows, envelopeStep(b, e))
+			}
+		})
+		if err := saveEnvelopeCSV(csvPath, rows); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "\n--- envelope, %d of %d steps (%s) ---\n%s\n", len(rows), len(ladder), csvPath, envelopeTable(rows))
+	}
+}
+
+// envelopeStep seeds e on a control plane of its own and measures it.
+func envelopeStep(b *testing.B, e envelopeShape) envelopeRow {
+	flips := 100
+	if s, err := strconv.Atoi(os.Getenv("ENVELOPE_FLIPS")); err == nil && s >= 2 {
+		flips = s
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// As in a real cluster, API Priority and Fairness is on (the shared
+	// test cluster turns it off to spare the 2 cores): the plugin lifts its
+	// client-side limits under it.
+	cp := ownCluster(b, ctx, fairness)
+	b.Cleanup(func() {
+		if b.Failed() {
+			b.Logf("envelope at %s; when it failed: %s", e, machineState(cp))
+		}
+	})
+	row := envelopeRow{Pods: e.pods, Services: e.services, Namespaces: e.namespaces, Nodes: e.nodes}
+	seeded := time.Now()
+	seedEnvelope(b, cp, e)
+	row.Seed = time.Since(seeded)
+	view := followSlices(b, cp, metav1.NamespaceAll)
+	ready := e.readyEndpoints()
+	b.Logf("after seeding %s (%d ready endpoints a manager publishes): %s", e, ready, machineState(cp))
+
+	// 1: one-shot commands.
+	cold := runPluginMeasured(b, cp, "sync", "--all", "-A")
+	waitReadyCount(b, view, oursLabel, ready, time.Minute)
+	row.ColdSync, row.ColdSyncRequests, row.ColdSyncMaxRSS = cold.took, cold.requests, cold.peakKiB
+	resync := runPluginMeasured(b, cp, "sync", "--all", "-A")
+	if strings.Contains(resync.verbs, ",") || !strings.HasPrefix(resync.verbs, "GET ") {
+		b.Errorf("the no-op resync made requests other than lists: %s", resync.verbs)
+	}
+	row.Resync, row.ResyncRequests = resync.took, resync.requests
+	row.Check = timedCheck(b, cp, e.services)
+	mid := e.services / 2
+	held := e.pod(mid, 4)
+	row.ExplainPod, _ = explainRun(b, cp, "explain", "pod/"+held.Name, "-n", e.ns(mid), "-o", "json")
+	row.ExplainIP, _ = explainRun(b, cp, "explain", "--ip", held.IPs[0], "-A", "-o", "json")
+	row.ExplainNoIP, _ = explainRun(b, cp, "explain", "--ip", "10.250.0.1", "-A", "-o", "json")
+	b.Logf("cold sync %v (%d requests, peak %d MiB), resync %v, check %v, explain pod %v, --ip held %v, unheld %v",
+		row.ColdSync.Round(time.Millisecond), row.ColdSyncRequests, row.ColdSyncMaxRSS/1024, row.Resync.Round(time.Millisecond),
+		row.Check.Round(time.Millisecond), row.ExplainPod.Round(time.Millisecond), row.ExplainIP.Round(time.Millisecond), row.ExplainNoIP.Round(time.Millisecond))
+
+	// 2: the controller, cold on the same state.
+	row.KCMCold = controllerConvergesCold(b, cp, e, view, ready)
+	row.KCMColdRSS = rssKiB(cp.ControllerManagerPID())
+	b.Logf("kube-controller-manager's cold convergence %v, RSS %d MiB", row.KCMCold.Round(time.Millisecond), row.KCMColdRSS/1024)
+
+	// 3: the watch loop from cold, beside the converged controller.
+	watchStart := time.Now()
+	w := startWatch(b, cp, cp.Kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
+	w.waitLine(b, "caches filled", 10*time.Minute)
+	row.WatchFilled = time.Since(watchStart)
+	row.WatchWritten = waitReadyCount(b, view, oursLabel, ready, 2*time.Minute+time.Duration(e.services)*50*time.Millisecond).Sub(watchStart)
+	row.OursRSS = rssKiB(w.cmd.Process.Pid)
+	flipEnvelope(b, cp, e, view, w, flips, &row)
+	w.stop(b, 15)
+
+	// 4: the webhook, caching the whole cluster.
+	row.WebhookP50, row.WebhookP99 = webhookCachingTheCluster(b, cp, e)
+
+	// 5: what the control plane used.
+	procs := controlPlaneProcesses(cp)
+	row.APIServerPeak, row.EtcdPeak = peakRSSKiB(procs["kube-apiserver"]), peakRSSKiB(procs["etcd"])
+	row.MemAvailable = memAvailableKiB()
+	b.Logf("machine at the end: %s", machineState(cp))
+	return row
+}
+
+// flipEnvelope flips the readiness of ready Pods of Services spread evenly
+// (two flips a Pod: not ready, then ready again) and records in row the
+// flips' latencies, the floor, CPU per flip and RSS after them.
+func flipEnvelope(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, view *readyView, w *watcher, flips int, row *envelopeRow) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var targets []flipTarget
+	for k := range flips / 2 {
+		s := k * e.services / (flips / 2)
+		i := rng.IntN(envelopePerService)
+		if !e.ready(s, i) {
+			i = (i + 1) % envelopePerService
+		}
+		targets = append(targets, flipTarget{e.ns(s), e.pod(s, i)})
+	}
+	oursPID, kcmPID := w.cmd.Process.Pid, cp.ControllerManagerPID()
+	oursCPU, kcmCPU := cpuTime(oursPID), cpuTime(kcmPID)
+	lat := flipTimed(b, cp, view, targets)
+	n := time.Duration(2 * len(targets))
+	row.Flips = int(n)
+	row.OursCPU, row.KCMCPU = (cpuTime(oursPID)-oursCPU)/n, (cpuTime(kcmPID)-kcmCPU)/n
+	row.Floor = [2]time.Duration{percentile(lat[statusWrite], 0.5), percentile(lat[statusWrite], 0.99)}
+	row.Ours, row.KCM = reportFlips(b, "flip-", lat)
+	row.OursRSSAfter, row.KCMRSSAfter = rssKiB(oursPID), rssKiB(kcmPID)
+}
+
+// controllerConvergesCold deletes our slices and starts kube-controller-manager
+// on the same state; it returns how long the controller took to publish every
+// ready Pod.
+func controllerConvergesCold(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, view *readyView, ready int) time.Duration {
+	for n := range e.namespaces {
+		err := cp.Admin.DiscoveryV1().EndpointSlices(e.ns(n)).DeleteCollection(context.Background(), metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: discovery.LabelManagedBy + "=" + oursLabel})
+		if err != nil {
+			b.Fatalf("deleting our slices in %s: %v", e.ns(n), err)
+		}
+	}
+	waitReadyCount(b, view, oursLabel, 0, time.Minute)
+	kcmStart := time.Now()
+	if err := cp.StartControllerManager(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return waitReadyCount(b, view, controllerLabel, ready, 2*time.Minute+time.Duration(e.services)*150*time.Millisecond).Sub(kcmStart)
+}
+
+// webhookCachingTheCluster times Service admissions by the webhook while it
+// caches the whole cluster and returns the handling p50 and p99.
+func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape) (p50, p99 time.Duration) {
+	ns := e.ns(0)
+	shapes := []serviceShape{
+		{map[string]string{"app": e.name(0)}, intstr.FromString("http")},
+		{map[string]string{"app": e.name(0)}, intstr.FromString("metrics")},
+		{map[string]string{"app": "Svc-00000"}, intstr.FromString("http")},
+		{map[string]string{"env": "envelope"}, intstr.FromString("http")},
+	}
+	const admissions = 200
+	wr := admitServices(b, cp, ns, admissions, shapes)
+	wr.check(b, admissions)
+	b.Logf("webhook caching the cluster: %d Service admissions, handling p50 %v p99 %v; API server round trip p99 %v",
+		wr.admitted, wr.p50, wr.p99, percentile(wr.rtt, 0.99).Round(time.Millisecond))
+	return wr.p50, wr.p99
+}
+
+// memAvailableKiB is the machine's MemAvailable.
+func memAvailableKiB() int {
+	raw, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(l, "MemAvailable:") {
+			kib, _ := strconv.Atoi(strings.Fields(l)[1])
+			return kib
+		}
+	}
+	return -1
+}
