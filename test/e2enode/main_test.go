@@ -309,10 +309,17 @@ type result struct {
 }
 
 // kubectl runs the control plane's kubectl with kubectl-slices on PATH as
-// its plugin; stdin, when not empty, is piped in.
+// its plugin, within two minutes; stdin, when not empty, is piped in.
 func kubectl(t testing.TB, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return kubectlWithin(t, 2*time.Minute, stdin, args...)
+}
+
+// kubectlWithin is kubectl within timeout: a benchmark's command over many
+// thousands of Services may need longer than two minutes.
+func kubectlWithin(t testing.TB, timeout time.Duration, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cluster.Kubectl(), args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig,

@@ -3,6 +3,8 @@ package e2enode
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,26 +15,27 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// BenchmarkVerifyAll: `kubectl slices verify --all -o json` over 1,000
-// Services (sharing two backends, one per node, their slices written by
-// `kubectl slices sync --all`) on the two real nodes; it reports the
-// wall time and, per node, the execs and bytes its rules took.
-// make bench-verify.
+// BenchmarkVerifyAll: `kubectl slices verify --all -o json` over
+// VERIFY_SERVICES Services (1,000 by default; sharing two backends, one
+// per node, their slices written by `kubectl slices sync --all`) on the
+// two real nodes; it reports the wall time and, per node, the execs and
+// bytes its rules took. make bench-verify.
 func BenchmarkVerifyAll(b *testing.B) {
-	ns := benchServices(b)
+	ns, services := benchServices(b)
 	// kube-proxy programs them: verify agrees.
 	start := time.Now()
 	// A node timeout past the default 10 s: the benchmark measures the
 	// reads, on a machine it shares.
-	args := []string{"--all", "-n", ns, "--node-timeout", "60s"}
-	verifyUntil(b, 3*time.Minute, 0, args...)
+	args := []string{"--all", "-n", ns, "--node-timeout", fmt.Sprintf("%.0fs", scaled(time.Minute, services).Seconds())}
+	each := scaled(2*time.Minute, services)
+	verifyUntilEach(b, scaled(3*time.Minute, services), each, 0, args...)
 	b.Logf("verify agreed after %s", time.Since(start).Round(time.Millisecond))
 	var rep verifyReport
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
 		var r result
-		rep, r = verifyJSON(b, args...)
+		rep, r = verifyJSONWithin(b, each, args...)
 		if r.Code != 0 {
 			b.Fatalf("exit %d: %s", r.Code, rep.Diagnosis)
 		}
@@ -46,14 +49,35 @@ func BenchmarkVerifyAll(b *testing.B) {
 	}
 }
 
-// benchServices makes 1,000 Services sharing two backends, one per node,
-// their slices written by `kubectl slices sync --all`, in a new
-// namespace, and returns it.
-func benchServices(b *testing.B) string {
+// benchSize is the number of Services the verify benchmarks make:
+// VERIFY_SERVICES (make bench-verify passes it on), else 1,000.
+func benchSize(b *testing.B) int {
+	v := os.Getenv("VERIFY_SERVICES")
+	if v == "" {
+		return 1000
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("VERIFY_SERVICES=%q: want a number of Services", v)
+	}
+	return n
+}
+
+// scaled is a wait set for 1,000 Services, for services: in proportion
+// above 1,000, as what it waits for grows with them (the slices written,
+// the rules kube-proxy programs and verify reads), never shorter below.
+func scaled(d time.Duration, services int) time.Duration {
+	return d * time.Duration(max(services, 1000)) / 1000
+}
+
+// benchServices makes VERIFY_SERVICES Services (1,000 by default) sharing
+// two backends, one per node, their slices written by `kubectl slices
+// sync --all`, in a new namespace, and returns it and their number.
+func benchServices(b *testing.B) (string, int) {
 	if skipReason != "" {
 		b.Skip(skipReason)
 	}
-	const services = 1000
+	services := benchSize(b)
 	ns := newNamespace(b, nil)
 	manifests := []string{workloadPodIn("web-a1", map[string]string{"app": "web"}, zoneA), workloadPodIn("web-b1", map[string]string{"app": "web"}, zoneB)}
 	kubectl(b, strings.Join(manifests, "---\n"), "apply", "-n", ns, "-f", "-").ok(b)
@@ -80,7 +104,7 @@ func benchServices(b *testing.B) string {
 		return nil
 	})
 	start := time.Now()
-	kubectl(b, "", "slices", "sync", "--all", "-n", ns).ok(b)
+	kubectlWithin(b, scaled(2*time.Minute, services), "", "slices", "sync", "--all", "-n", ns).ok(b)
 	b.Logf("sync --all of %d Services: %s", services, time.Since(start).Round(time.Millisecond))
-	return ns
+	return ns, services
 }

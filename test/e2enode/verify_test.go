@@ -72,7 +72,13 @@ type dnsRow struct {
 // verifyJSON runs kubectl slices verify -o json with args and parses it.
 func verifyJSON(t testing.TB, args ...string) (verifyReport, result) {
 	t.Helper()
-	r := kubectl(t, "", append([]string{"slices", "verify", "-o", "json"}, args...)...)
+	return verifyJSONWithin(t, 2*time.Minute, args...)
+}
+
+// verifyJSONWithin is verifyJSON within timeout (kubectlWithin's).
+func verifyJSONWithin(t testing.TB, timeout time.Duration, args ...string) (verifyReport, result) {
+	t.Helper()
+	r := kubectlWithin(t, timeout, "", append([]string{"slices", "verify", "-o", "json"}, args...)...)
 	var rep verifyReport
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
 		t.Fatalf("verify %s: -o json: %v (exit %d)\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, r.Code, r.Stdout, r.Stderr)
@@ -136,10 +142,16 @@ func wantCode(t *testing.T, r result, code int, what string) {
 // timeout.
 func verifyUntil(t testing.TB, timeout time.Duration, code int, args ...string) verifyReport {
 	t.Helper()
+	return verifyUntilEach(t, timeout, 2*time.Minute, code, args...)
+}
+
+// verifyUntilEach is verifyUntil with each run of verify within each.
+func verifyUntilEach(t testing.TB, timeout, each time.Duration, code int, args ...string) verifyReport {
+	t.Helper()
 	var rep verifyReport
 	eventually(t, timeout, fmt.Sprintf("verify %s exits %d", strings.Join(args, " "), code), func() error {
 		var r result
-		rep, r = verifyJSON(t, args...)
+		rep, r = verifyJSONWithin(t, each, args...)
 		if r.Code != code {
 			return fmt.Errorf("exit %d: %s", r.Code, rep.Diagnosis)
 		}

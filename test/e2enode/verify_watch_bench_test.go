@@ -14,17 +14,20 @@ import (
 )
 
 // BenchmarkVerifyWatch: `kubectl slices verify --watch --all` over the
-// same 1,000 Services on the two real nodes, rounds every 30 s (the
-// shortest --interval, kube-proxy's sync period). It reports the steady
-// state per round over three rounds (its duration, the verifier's CPU,
-// each node's execs and bytes read and the CPU of its kube-proxy
-// container, the execs' included), then the time from a DNAT rule deleted
-// by hand on the second node to its DRIFT gauge. make bench-verify.
+// same VERIFY_SERVICES Services (1,000 by default) on the two real nodes,
+// rounds every 30 s (the shortest --interval, kube-proxy's sync period),
+// its waits grown with the Services as BenchmarkVerifyAll's. It reports
+// the steady state per round over three rounds (its duration, the
+// verifier's CPU, each node's execs and bytes read and the CPU of its
+// kube-proxy container, the execs' included), then the time from a DNAT
+// rule deleted by hand on the second node to its DRIFT gauge.
+// make bench-verify.
 func BenchmarkVerifyWatch(b *testing.B) {
-	ns := benchServices(b)
-	w := startVerifyWatch(b, "--all", "-n", ns, "--interval", "30s", "--sync-period", "30s", "--node-timeout", "60s")
+	ns, services := benchServices(b)
+	w := startVerifyWatch(b, "--all", "-n", ns, "--interval", "30s", "--sync-period", "30s",
+		"--node-timeout", fmt.Sprintf("%.0fs", scaled(time.Minute, services).Seconds()))
 	a, nb := node.Name(), nodeB.Name()
-	w.waitStatus(b, 3*time.Minute, map[string]string{a: "OK", nb: "OK"})
+	w.waitStatus(b, scaled(3*time.Minute, services), map[string]string{a: "OK", nb: "OK"})
 	proxies := kubeProxyPods(b)
 	cgroups := map[string]string{}
 	for _, n := range []string{a, nb} {
@@ -53,7 +56,7 @@ func BenchmarkVerifyWatch(b *testing.B) {
 	}
 	waitRounds := func(after float64) sample {
 		var s sample
-		eventually(b, 2*time.Minute, fmt.Sprintf("round %v", after+1), func() error {
+		eventually(b, scaled(2*time.Minute, services), fmt.Sprintf("round %v", after+1), func() error {
 			if s = read(); s.rounds <= after {
 				return fmt.Errorf("%v rounds", s.rounds)
 			}
@@ -87,12 +90,12 @@ func BenchmarkVerifyWatch(b *testing.B) {
 			backend = p.Status.PodIP + ":8000"
 		}
 	}
-	dnat := dnatRule(b, proxies[nb], backend) // one Service's of the 1,000
+	dnat := dnatRule(b, proxies[nb], backend) // one Service's of them all
 	kubectl(b, "", "exec", "-n", "kube-system", proxies[nb].Name, "--", "sh", "-c", `eval "iptables -w 5 -t nat -D ${1#-A }"`, "sh", dnat).ok(b)
 	deleted := time.Now()
 	defer restartKubeProxies(b, proxies[nb])
 	var took time.Duration
-	eventually(b, 2*time.Minute, "node B DRIFT", func() error {
+	eventually(b, scaled(2*time.Minute, services), "node B DRIFT", func() error {
 		st, err := w.statuses()
 		if err != nil || st[nb] != "DRIFT" {
 			return fmt.Errorf("%v %v", st, err)
