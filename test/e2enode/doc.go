@@ -12,10 +12,11 @@
 // CoreDNS replicas (verify_kubeproxy_test.go), its advice on DRIFT tried
 // (rules deleted by hand, both kube-proxies restarted: every Service routed
 // again, verify_restart_test.go), and timed over 1,000 Services
-// (VERIFY_SERVICES) by BenchmarkVerifyAll (make bench-verify). The
-// kube-proxy alerts of monitoring/ are tried with promtool on both
-// kube-proxies' recorded samples, one made to fail its restores, the
-// other frozen (kubeproxy_stale_alert_test.go; KUBECTL_SLICES_PROMTOOL names
+// (VERIFY_SERVICES) by BenchmarkVerifyAll beside each node's own listing
+// of the same rules (make bench-verify). The kube-proxy alerts of
+// monitoring/ are tried with promtool on both kube-proxies' recorded
+// samples, one made to fail its restores, the other frozen
+// (kubeproxy_stale_alert_test.go; KUBECTL_SLICES_PROMTOOL names
 // hack/build-promtool.sh's folder, make e2e-node sets it). It needs root
 // and runs in network, mount and
 // PID namespaces of its own, so that everything it starts, mounts or routes
