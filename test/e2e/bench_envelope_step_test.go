@@ -13,7 +13,11 @@ import (
 
 	discovery "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-slices/kubectl-slices/test/controlplane"
 )
@@ -109,6 +113,7 @@ func envelopeStep(b *testing.B, e envelopeShape) envelopeRow {
 	row.ExplainPod, _ = explainRun(b, cp, "explain", "pod/"+held.Name, "-n", e.ns(mid), "-o", "json")
 	row.ExplainIP, _ = explainRun(b, cp, "explain", "--ip", held.IPs[0], "-A", "-o", "json")
 	row.ExplainNoIP, _ = explainRun(b, cp, "explain", "--ip", "10.250.0.1", "-A", "-o", "json")
+	row.PodList = timedPodList(b, cp)
 	b.Logf("cold sync %v (%d requests, peak %d MiB), resync %v, check %v, explain pod %v, --ip held %v, unheld %v",
 		row.ColdSync.Round(time.Millisecond), row.ColdSyncRequests, row.ColdSyncMaxRSS/1024, row.Resync.Round(time.Millisecond),
 		row.Check.Round(time.Millisecond), row.ExplainPod.Round(time.Millisecond), row.ExplainIP.Round(time.Millisecond), row.ExplainNoIP.Round(time.Millisecond))
@@ -125,6 +130,10 @@ func envelopeStep(b *testing.B, e envelopeShape) envelopeRow {
 	row.WatchFilled = time.Since(watchStart)
 	row.WatchWritten = waitReadyCount(b, view, oursLabel, ready, 2*time.Minute+time.Duration(e.services)*50*time.Millisecond).Sub(watchStart)
 	row.OursRSS = rssKiB(w.cmd.Process.Pid)
+	// The controller has run for minutes; ours has just ended its first
+	// pass and returns its garbage to the OS: flip once that is done, so
+	// both are timed in their steady state.
+	row.WatchSettled = settled(b, w.cmd.Process.Pid, time.Minute).Sub(watchStart)
 	flipEnvelope(b, cp, e, view, w, flips, &row)
 	w.stop(b, 15)
 
@@ -162,6 +171,46 @@ func flipEnvelope(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, 
 	row.Floor = [2]time.Duration{percentile(lat[statusWrite], 0.5), percentile(lat[statusWrite], 0.99)}
 	row.Ours, row.KCM = reportFlips(b, "flip-", lat)
 	row.OursRSSAfter, row.KCMRSSAfter = rssKiB(oursPID), rssKiB(kcmPID)
+}
+
+// timedPodList is the floor of any read of every Pod: one list of them
+// in every namespace as the plugin reads them (protobuf, pages of 2,000),
+// decoded and dropped, timed alone.
+func timedPodList(b *testing.B, cp *controlplane.ControlPlane) time.Duration {
+	cfg := rest.CopyConfig(cp.AdminConfig)
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cfg.QPS, cfg.Burst = -1, 0
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return client.CoreV1().Pods("").List(ctx, o)
+	})
+	p.PageSize = 2000
+	if err := p.EachListItem(context.Background(), metav1.ListOptions{}, func(runtime.Object) error { return nil }); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// settled waits until pid uses under 2% of a core over a second (at most
+// limit) and returns when.
+func settled(b *testing.B, pid int, limit time.Duration) time.Time {
+	deadline := time.Now().Add(limit)
+	for {
+		before := cpuTime(pid)
+		time.Sleep(time.Second)
+		if cpuTime(pid)-before < 20*time.Millisecond {
+			return time.Now()
+		}
+		if time.Now().After(deadline) {
+			b.Logf("process %d still busy %v after its first pass; flipping anyway", pid, limit)
+			return time.Now()
+		}
+	}
 }
 
 // controllerConvergesCold deletes our slices and starts kube-controller-manager

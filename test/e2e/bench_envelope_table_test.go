@@ -22,12 +22,14 @@ type envelopeRow struct {
 	ColdSyncRequests, ResyncRequests   int
 	ColdSyncMaxRSS                     int // KiB, the process's peak
 	ExplainPod, ExplainIP, ExplainNoIP time.Duration
+	PodList                            time.Duration // one list of every Pod alone: a floor
 
 	KCMCold    time.Duration
 	KCMColdRSS int // KiB, when its slices first publish every ready Pod
 
 	WatchFilled, WatchWritten time.Duration
-	OursRSS                   int // KiB, when every slice is written
+	WatchSettled              time.Duration // its CPU quiet after the first pass
+	OursRSS                   int           // KiB, when every slice is written
 	Flips                     int
 	Floor, Ours, KCM          [2]time.Duration // p50, p99; Floor is the status write alone
 	OursCPU, KCMCPU           time.Duration    // per flip
@@ -56,10 +58,12 @@ var envelopeColumns = []struct {
 	{"explain_pod_s", func(r envelopeRow) float64 { return r.ExplainPod.Seconds() }},
 	{"explain_ip_held_s", func(r envelopeRow) float64 { return r.ExplainIP.Seconds() }},
 	{"explain_ip_unheld_s", func(r envelopeRow) float64 { return r.ExplainNoIP.Seconds() }},
+	{"pod_list_s", func(r envelopeRow) float64 { return r.PodList.Seconds() }},
 	{"kcm_cold_s", func(r envelopeRow) float64 { return r.KCMCold.Seconds() }},
 	{"kcm_cold_rss_mib", func(r envelopeRow) float64 { return mib(r.KCMColdRSS) }},
 	{"watch_filled_s", func(r envelopeRow) float64 { return r.WatchFilled.Seconds() }},
 	{"watch_written_s", func(r envelopeRow) float64 { return r.WatchWritten.Seconds() }},
+	{"watch_settled_s", func(r envelopeRow) float64 { return r.WatchSettled.Seconds() }},
 	{"ours_rss_mib", func(r envelopeRow) float64 { return mib(r.OursRSS) }},
 	{"flips", func(r envelopeRow) float64 { return float64(r.Flips) }},
 	{"floor_p50_ms", func(r envelopeRow) float64 { return ms(r.Floor[0]) }},
@@ -149,8 +153,10 @@ func envelopeTable(rows []envelopeRow) string {
 	line("explain pod/", func(r envelopeRow) string { return sec(r.ExplainPod) })
 	line("explain --ip -A, held", func(r envelopeRow) string { return sec(r.ExplainIP) })
 	line("explain --ip -A, unheld", func(r envelopeRow) string { return sec(r.ExplainNoIP) })
+	line("every Pod listed alone (floor)", func(r envelopeRow) string { return sec(r.PodList) })
 	line("--watch: caches filled", func(r envelopeRow) string { return sec(r.WatchFilled) })
 	line("--watch: every slice written", func(r envelopeRow) string { return sec(r.WatchWritten) })
+	line("--watch: CPU quiet after its first pass", func(r envelopeRow) string { return sec(r.WatchSettled) })
 	line("RSS after flips, ours", func(r envelopeRow) string { return mb(r.OursRSSAfter) })
 	line("RSS after flips, controller's", func(r envelopeRow) string { return mb(r.KCMRSSAfter) })
 	line("  ours / controller's", func(r envelopeRow) string { return ratio(float64(r.OursRSSAfter), float64(r.KCMRSSAfter)) })

@@ -63,6 +63,7 @@ var figures = []struct {
 		{"explain_pod_s", "explain pod/…", green},
 		{"explain_ip_held_s", "explain --ip -A, held", orange},
 		{"explain_ip_unheld_s", "explain --ip -A, unheld", purple},
+		{"pod_list_s", "every Pod listed alone (a floor)", grey},
 	}},
 }
 
