@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ import (
 //  5. the peak RSS of kube-apiserver and etcd over the step, and the
 //     machine's memory left.
 //
+// ENVELOPE_PROFILE=1 adds CPU profiles (profileRuns, and the watch's).
 // Each step's row goes to ENVELOPE_OUT/envelope.csv (rewritten after every
 // step; the table is printed after each) for test/cmd/envelopeplot. What
 // gives out fails the benchmark with the control plane's processes and the
@@ -63,7 +65,7 @@ func BenchmarkEnvelope(b *testing.B) {
 	for _, e := range ladder {
 		b.Run(fmt.Sprintf("pods=%d", e.pods), func(b *testing.B) {
 			for b.Loop() {
-				rows = append(rows, envelopeStep(b, e))
+				rows = append(rows, envelopeStep(b, e, out))
 			}
 		})
 		if err := saveEnvelopeCSV(csvPath, rows); err != nil {
@@ -73,8 +75,10 @@ func BenchmarkEnvelope(b *testing.B) {
 	}
 }
 
-// envelopeStep seeds e on a control plane of its own and measures it.
-func envelopeStep(b *testing.B, e envelopeShape) envelopeRow {
+// envelopeStep seeds e on a control plane of its own and measures it;
+// with ENVELOPE_PROFILE set, CPU profiles of the one-shot commands and of
+// the watch loop go to out.
+func envelopeStep(b *testing.B, e envelopeShape, out string) envelopeRow {
 	flips := 100
 	if s, err := strconv.Atoi(os.Getenv("ENVELOPE_FLIPS")); err == nil && s >= 2 {
 		flips = s
@@ -114,6 +118,10 @@ func envelopeStep(b *testing.B, e envelopeShape) envelopeRow {
 	row.ExplainIP, _ = explainRun(b, cp, "explain", "--ip", held.IPs[0], "-A", "-o", "json")
 	row.ExplainNoIP, _ = explainRun(b, cp, "explain", "--ip", "10.250.0.1", "-A", "-o", "json")
 	row.PodList = timedPodList(b, cp)
+	profiles := os.Getenv("ENVELOPE_PROFILE") != ""
+	if profiles {
+		profileRuns(b, cp, e, out)
+	}
 	b.Logf("cold sync %v (%d requests, peak %d MiB), resync %v, check %v, explain pod %v, --ip held %v, unheld %v",
 		row.ColdSync.Round(time.Millisecond), row.ColdSyncRequests, row.ColdSyncMaxRSS/1024, row.Resync.Round(time.Millisecond),
 		row.Check.Round(time.Millisecond), row.ExplainPod.Round(time.Millisecond), row.ExplainIP.Round(time.Millisecond), row.ExplainNoIP.Round(time.Millisecond))
@@ -125,7 +133,13 @@ func envelopeStep(b *testing.B, e envelopeShape) envelopeRow {
 
 	// 3: the watch loop from cold, beside the converged controller.
 	watchStart := time.Now()
-	w := startWatch(b, cp, cp.Kubeconfig, "sync", "--watch", "--all", "-A", "--summary-interval=0")
+	watchArgs := []string{"sync", "--watch", "--all", "-A", "--summary-interval=0"}
+	if profiles {
+		// Written when the loop stops, after the flips: its first pass
+		// and the flips in one CPU profile.
+		watchArgs = append(watchArgs, "--profile=cpu", "--profile-output="+filepath.Join(out, fmt.Sprintf("watch-%d.pprof", e.pods)))
+	}
+	w := startWatch(b, cp, cp.Kubeconfig, watchArgs...)
 	w.waitLine(b, "caches filled", 10*time.Minute)
 	row.WatchFilled = time.Since(watchStart)
 	row.WatchWritten = waitReadyCount(b, view, oursLabel, ready, 2*time.Minute+time.Duration(e.services)*50*time.Millisecond).Sub(watchStart)
@@ -171,6 +185,26 @@ func flipEnvelope(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, 
 	row.Floor = [2]time.Duration{percentile(lat[statusWrite], 0.5), percentile(lat[statusWrite], 0.99)}
 	row.Ours, row.KCM = reportFlips(b, "flip-", lat)
 	row.OursRSSAfter, row.KCMRSSAfter = rssKiB(oursPID), rssKiB(kcmPID)
+}
+
+// profileRuns runs the one-shot commands again (after the timed runs,
+// which they do not disturb) with a CPU profile each, into dir as
+// NAME-PODS.pprof: where a target is missed, the profile says why.
+func profileRuns(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, dir string) {
+	for _, r := range []struct {
+		name string
+		args []string
+	}{
+		{"resync", []string{"sync", "--all", "-A"}},
+		{"check", []string{"check", "-A", "-o", "json"}},
+		{"ip-unheld", []string{"explain", "--ip", "10.250.0.1", "-A", "-o", "json"}},
+	} {
+		out := filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", r.name, e.pods))
+		cmd := exec.Command(filepath.Join(pluginDir, "kubectl-slices"), append([]string{"--kubeconfig", cp.Kubeconfig, "--profile=cpu", "--profile-output=" + out}, r.args...)...)
+		if msg, err := cmd.CombinedOutput(); err != nil && cmd.ProcessState.ExitCode() != 3 { // 3: the address is unheld
+			b.Fatalf("%v with a profile: %v\n%.2000s", r.args, err, msg)
+		}
+	}
 }
 
 // timedPodList is the floor of any read of every Pod: one list of them
