@@ -27,7 +27,7 @@ func ans(name, typ, rcode string, data ...string) Answer {
 }
 
 func TestCompareOK(t *testing.T) {
-	r := Compare(qsOf(), []Answer{ans(base, TypeA, "NOERROR", "10.1.0.1"), ans("gone."+base, TypeA, "NXDOMAIN")},
+	r := Compare(qsOf(), Index([]Answer{ans(base, TypeA, "NOERROR", "10.1.0.1"), ans("gone."+base, TypeA, "NXDOMAIN")}),
 		DefaultTiming(t0, t0))
 	if r.Status != OK || len(r.Answers) != 2 {
 		t.Errorf("got %+v", r)
@@ -39,17 +39,17 @@ func TestCompareOK(t *testing.T) {
 func TestCompareDriftAndPending(t *testing.T) {
 	got := []Answer{ans(base, TypeA, "NOERROR", "10.1.0.2"), ans("gone."+base, TypeA, "NOERROR", "10.1.0.9")}
 	tm := DefaultTiming(t0, t0.Add(36*time.Second))
-	r := Compare(qsOf(), got, tm)
+	r := Compare(qsOf(), Index(got), tm)
 	if r.Status != Drift || len(r.Missing) != 1 || len(r.Extra) != 2 ||
 		!strings.Contains(r.Reason, "missing A "+base+" 10.1.0.1") || !strings.Contains(r.Reason, "extra A "+base+" 10.1.0.2 (and 1 more)") {
 		t.Errorf("drift: %+v", r)
 	}
 	tm.Now = t0.Add(34 * time.Second)
-	if r := Compare(qsOf(), got, tm); r.Status != Pending {
+	if r := Compare(qsOf(), Index(got), tm); r.Status != Pending {
 		t.Errorf("within the window: %+v", r)
 	}
 	tm.Changed = time.Time{}
-	if r := Compare(qsOf(), got, tm); r.Status != Drift {
+	if r := Compare(qsOf(), Index(got), tm); r.Status != Drift {
 		t.Errorf("change time unknown: %+v", r)
 	}
 }
@@ -57,15 +57,15 @@ func TestCompareDriftAndPending(t *testing.T) {
 // A failed or refused answer is unknown, unless another answer differs.
 func TestCompareUnknown(t *testing.T) {
 	tm := DefaultTiming(t0, t0.Add(time.Hour))
-	r := Compare(qsOf(), []Answer{ans(base, TypeA, "SERVFAIL"), ans("gone."+base, TypeA, "NXDOMAIN")}, tm)
+	r := Compare(qsOf(), Index([]Answer{ans(base, TypeA, "SERVFAIL"), ans("gone."+base, TypeA, "NXDOMAIN")}), tm)
 	if r.Status != Unknown || !strings.Contains(r.Reason, "SERVFAIL") {
 		t.Errorf("servfail: %+v", r)
 	}
-	r = Compare(qsOf(), []Answer{ans(base, TypeA, "NOERROR", "10.1.0.1")}, tm)
+	r = Compare(qsOf(), Index([]Answer{ans(base, TypeA, "NOERROR", "10.1.0.1")}), tm)
 	if r.Status != Unknown || !strings.Contains(r.Reason, "not asked") {
 		t.Errorf("unanswered: %+v", r)
 	}
-	r = Compare(qsOf(), []Answer{{Name: base, Type: TypeA, Err: "read: timeout"}, ans("gone."+base, TypeA, "NOERROR", "10.1.0.9")}, tm)
+	r = Compare(qsOf(), Index([]Answer{{Name: base, Type: TypeA, Err: "read: timeout"}, ans("gone."+base, TypeA, "NOERROR", "10.1.0.9")}), tm)
 	if r.Status != Drift {
 		t.Errorf("a difference beside an error: %+v", r)
 	}

@@ -59,7 +59,7 @@ func Check(ctx context.Context, dial Dial, qs []dnsexpect.Question, t dnsexpect.
 	if t.Now.IsZero() {
 		t.Now = time.Now()
 	}
-	return dnsexpect.Compare(qs, answers, t)
+	return dnsexpect.Compare(qs, dnsexpect.Index(answers), t)
 }
 
 // Ask asks the questions in order over one TCP connection, one exchange at

@@ -55,10 +55,11 @@ func judgeDNS(in Input) []DNSRow {
 			continue
 		}
 		rs := make([]dnsexpect.Result, len(in.Services))
+		answers := dnsexpect.Index(d.Answers)
 		for j, s := range in.Services {
 			t := in.DNSTiming
 			t.Changed, t.Now = dnsexpect.LastChange(s.Service, s.Slices), d.At
-			rs[j] = dnsexpect.Compare(qs[j], d.Answers, t)
+			rs[j] = dnsexpect.Compare(qs[j], answers, t)
 		}
 		row.Result = dnsexpect.Combine(rs)
 		out = append(out, row)
