@@ -96,7 +96,7 @@ func TestFaultWatchCutPastCompaction(t *testing.T) {
 		t.Errorf("writes of ours after the cut changed endpoints to stale states:\n%s", strings.Join(reverts, "\n"))
 	}
 	oursIn := func(l auditLog) auditLog { return l.writes(r.User, "endpointslices").succeeded().receivedAfter(cut) }
-	writes := oursIn(auditOnce(t, cp, func(l auditLog) bool { return len(oursIn(l)) >= len(after) }))
+	writes := oursIn(auditUntil(t, cp, func(l auditLog) bool { return len(oursIn(l)) >= len(after) }))
 	if len(writes) != len(after) {
 		t.Errorf("the audit log has %d writes of ours after the cut, the watch saw %d versions:%s\n%s", len(writes), len(after), writes, strings.Join(after, "\n"))
 	}

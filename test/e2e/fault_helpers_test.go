@@ -135,13 +135,13 @@ func readAudit(t testing.TB, cp *controlplane.ControlPlane) auditLog {
 	return ev
 }
 
-// auditOnce reads the audit log until cond holds of it, for at most
+// auditUntil reads the audit log until cond holds of it, for at most
 // auditLag, and returns the last read: the caller judges it as before. A
 // write's effect is visible to readers once etcd commits it, but its
 // ResponseComplete event is written when its handler returns, a moment
 // later (longer on a loaded machine), so a test that has just seen the
 // effect can read the log before the event is in it.
-func auditOnce(t testing.TB, cp *controlplane.ControlPlane, cond func(auditLog) bool) auditLog {
+func auditUntil(t testing.TB, cp *controlplane.ControlPlane, cond func(auditLog) bool) auditLog {
 	t.Helper()
 	deadline := time.Now().Add(auditLag)
 	for {

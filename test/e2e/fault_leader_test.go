@@ -87,7 +87,7 @@ func TestFaultLeaderCutOff(t *testing.T) {
 	}
 	within(t, "the new leader publishes the plan", 20*time.Second, func() bool { return f.publishedBy(t, oursLabel) })
 
-	audit := auditOnce(t, cp, func(l auditLog) bool {
+	audit := auditUntil(t, cp, func(l auditLog) bool {
 		return len(l.writes(a.User, "endpointslices")) > 0 && len(l.writes(b.User, "endpointslices")) > 0 &&
 			len(l.writes(b.User, "leases").succeeded()) > 0
 	})

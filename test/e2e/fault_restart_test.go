@@ -90,7 +90,7 @@ func TestFaultAPIServerRestartBesideController(t *testing.T) {
 	oursIn := func(l auditLog) auditLog {
 		return append(l.writes(a.User, "endpointslices"), l.writes(b.User, "endpointslices")...).succeeded().byReceived()
 	}
-	ours := oursIn(auditOnce(t, cp, func(l auditLog) bool { return len(oursIn(l)) > 0 }))
+	ours := oursIn(auditUntil(t, cp, func(l auditLog) bool { return len(oursIn(l)) > 0 }))
 	if len(ours) == 0 {
 		t.Fatal("our slices changed, but the audit log has no write of ours")
 	}

@@ -52,7 +52,7 @@ var figures = []struct {
 		{"apiserver_peak_mib", "kube-apiserver, its peak", purple},
 		{"etcd_peak_mib", "etcd, its peak", green},
 	}},
-	{"envelope-flips.png", "A readiness flip, from the status write to the slice (p99 of 100)", "milliseconds", []series{
+	{"envelope-flips.png", "A readiness flip, from the status write to the slice (p99; of 100 flips, the slowest)", "milliseconds", []series{
 		{"ours_flip_p99_ms", "ours", blue},
 		{"kcm_flip_p99_ms", "kube-controller-manager", vermillion},
 		{"floor_p99_ms", "the status write alone (the floor)", grey},
@@ -196,11 +196,19 @@ func (v valueTicks) Ticks(_, _ float64) []plot.Tick {
 	return ts
 }
 
-// niceLogTicks labels 1, 2 and 5 times each power of ten in range, so a
-// span of less than a decade still has labels.
+// niceLogTicks labels 1, 2 and 5 times each power of ten in range, and
+// the range's ends when that labels fewer than two, so a narrow span still
+// has labels. A range reaching 0 or below (gonum widens a flat curve's by
+// ±1) starts at its top's hundredth: a log axis has no 0.
 type niceLogTicks struct{}
 
 func (niceLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi <= 0 {
+		return nil
+	}
+	if lo <= 0 {
+		lo = hi / 100
+	}
 	var ts []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 		for _, m := range []float64{1, 2, 5} {
@@ -209,6 +217,9 @@ func (niceLogTicks) Ticks(lo, hi float64) []plot.Tick {
 				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 4, 64)})
 			}
 		}
+	}
+	if len(ts) < 2 {
+		ts = []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 3, 64)}, {Value: hi, Label: strconv.FormatFloat(hi, 'g', 3, 64)}}
 	}
 	return ts
 }

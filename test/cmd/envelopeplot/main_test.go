@@ -55,12 +55,23 @@ func TestMissingColumnNamed(t *testing.T) {
 	}
 }
 
-func TestLogTicksInsideOneDecade(t *testing.T) {
-	var labels []string
-	for _, tk := range (niceLogTicks{}).Ticks(150, 900) {
-		labels = append(labels, tk.Label)
-	}
-	if got := strings.Join(labels, " "); got != "200 500" {
-		t.Errorf("ticks between 150 and 900: %q, want \"200 500\"", got)
+func TestLogTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{150, 900, "200 500"},
+		{30, 45, "30 45"},                    // no 1-2-5 value inside: the ends
+		{0, 2, "0.02 0.05 0.1 0.2 0.5 1 2"},  // a flat curve's range, widened by gonum to 0
+		{-1, 2, "0.02 0.05 0.1 0.2 0.5 1 2"}, // and below
+		{1.2, 1.9, "1.2 1.9"},
+	} {
+		var labels []string
+		for _, tk := range (niceLogTicks{}).Ticks(c.lo, c.hi) {
+			labels = append(labels, tk.Label)
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("ticks between %v and %v: %q, want %q", c.lo, c.hi, got, c.want)
+		}
 	}
 }
