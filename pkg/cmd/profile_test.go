@@ -32,6 +32,24 @@ func TestProfileHeap(t *testing.T) {
 	}
 }
 
+// A command that fails still writes its profile: the runs a profile is
+// wanted for are often the ones that end badly (explain --ip of an
+// address nobody holds exits 3).
+func TestProfileWrittenOnFailure(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "heap.pprof")
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	if _, stderr, code := runCmd(t, "explain", "svc/web", "--local", "-f", missing, "--profile=heap", "--profile-output="+out); code == 0 {
+		t.Fatalf("explain of a missing file: exit 0: %s", stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 100 || !strings.Contains(gunzip(t, b), "inuse_space") {
+		t.Errorf("%s is not a heap profile (%d bytes)", out, len(b))
+	}
+}
+
 func gunzip(t *testing.T, b []byte) string {
 	t.Helper()
 	r, err := gzip.NewReader(bytes.NewReader(b))

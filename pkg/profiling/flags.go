@@ -8,8 +8,10 @@ import (
 
 // AddFlags adds kubectl's hidden --profile and --profile-output flags to
 // cmd, for performance work, and profiles every run of its commands: the
-// profile starts before cmd's PersistentPreRunE and is written after the
-// command. bad words the error of a --profile value that is not a Kind.
+// profile starts before cmd's PersistentPreRunE and is written when the
+// command's RunE returns, error or not (cobra skips PersistentPostRun
+// after an error, and a failing run is often the one to profile). bad
+// words the error of a --profile value that is not a Kind.
 func AddFlags(cmd *cobra.Command, bad func(msg string) error) {
 	var kind, output string
 	pf := cmd.PersistentFlags()
@@ -27,11 +29,12 @@ func AddFlags(cmd *cobra.Command, bad func(msg string) error) {
 		if stop, err = Start(c.Context(), kind, output); err != nil {
 			return err
 		}
-		return pre(c, args)
-	}
-	cmd.PersistentPostRun = func(*cobra.Command, []string) {
-		if stop != nil {
-			stop()
+		if run := c.RunE; run != nil {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				defer stop()
+				return run(c, args)
+			}
 		}
+		return pre(c, args)
 	}
 }
