@@ -189,7 +189,7 @@ func (v valueTicks) Ticks(_, _ float64) []plot.Tick {
 	for _, x := range v {
 		label := strconv.FormatFloat(x, 'f', -1, 64)
 		if x >= 1000 {
-			label = strconv.FormatFloat(x/1000, 'f', -1, 64) + "k"
+			label = strconv.FormatFloat(math.Round(x/1000), 'f', -1, 64) + "k" // 9,990 Pods: "10k"
 		}
 		ts = append(ts, plot.Tick{Value: x, Label: label})
 	}
