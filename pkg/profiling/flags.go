@@ -2,6 +2,7 @@ package profiling
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -29,9 +30,12 @@ func AddFlags(cmd *cobra.Command, bad func(msg string) error) {
 		if stop, err = Start(c.Context(), kind, output); err != nil {
 			return err
 		}
-		if run := c.RunE; run != nil {
+		if run := c.RunE; run != nil && kind != "none" {
+			// Once: a command object run again (tests do) keeps this
+			// run's wrapper inside the next one's.
+			finish := sync.OnceFunc(stop)
 			c.RunE = func(c *cobra.Command, args []string) error {
-				defer stop()
+				defer finish()
 				return run(c, args)
 			}
 		}
