@@ -158,7 +158,7 @@ bench-watch-idle: control-plane
 ## 150,000 Pods (15 a Service, 100 Services a namespace, 30 Pods a Node; every 20th Pod not ready, every
 ## 4th Service two named ports, every 10th dual-stack), each size on a control plane of its own: cold
 ## sync --all -A, no-op resync, check -A, explain, sync --watch from cold (memory, flips), the webhook;
-## prints the table and draws the plots into ENVELOPE_OUT (not part of make test; about 75 minutes).
+## prints the table and draws the plots into ENVELOPE_OUT (not part of make test; about 40 minutes).
 ## ENVELOPE_LADDER=10000,50000 or ENVELOPE_PODS=10000 choose the sizes
 ENVELOPE_LADDER ?= 10000,50000,100000,150000
 ENVELOPE_OUT ?= /tmp/kubectl-slices-envelope
