@@ -46,7 +46,8 @@ import (
 //  5. the peak RSS of kube-apiserver and etcd over the step, and the
 //     machine's memory left.
 //
-// ENVELOPE_PROFILE=1 adds CPU profiles (profileRuns, and the watch's).
+// ENVELOPE_PROFILE=1 adds CPU profiles (profileRuns, and the watch's);
+// ENVELOPE_PROFILE=heap takes the watch's heap instead of its CPU.
 // Each step's row goes to ENVELOPE_OUT/envelope.csv (rewritten after every
 // step; the table is printed after each) for test/cmd/envelopeplot. What
 // gives out fails the benchmark with the control plane's processes and the
@@ -140,8 +141,13 @@ func envelopeStep(b *testing.B, e envelopeShape, out string) envelopeRow {
 	watchArgs := []string{"sync", "--watch", "--all", "-A", "--summary-interval=0"}
 	if profiles {
 		// Written when the loop stops, after the flips: its first pass
-		// and the flips in one CPU profile.
-		watchArgs = append(watchArgs, "--profile=cpu", "--profile-output="+filepath.Join(out, fmt.Sprintf("watch-%d.pprof", e.pods)))
+		// and the flips in one CPU profile; with ENVELOPE_PROFILE=heap,
+		// the heap it holds then instead (what its RSS is made of).
+		kind := "cpu"
+		if os.Getenv("ENVELOPE_PROFILE") == "heap" {
+			kind = "heap"
+		}
+		watchArgs = append(watchArgs, "--profile="+kind, "--profile-output="+filepath.Join(out, fmt.Sprintf("watch-%s-%d.pprof", kind, e.pods)))
 	}
 	w := startWatch(b, cp, cp.Kubeconfig, watchArgs...)
 	w.waitLine(b, "caches filled", 10*time.Minute)
