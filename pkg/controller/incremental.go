@@ -6,11 +6,9 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	discovery "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/apply"
-	"github.com/kubectl-slices/kubectl-slices/pkg/cluster"
 	"github.com/kubectl-slices/kubectl-slices/pkg/judge"
 	"github.com/kubectl-slices/kubectl-slices/pkg/reconcile"
 	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
@@ -161,22 +159,7 @@ func (m *memoSync) Written(res apply.Result, err error) {
 		m.c.memos.set(m.key, nil)
 		return
 	}
-	m.memo.Commit(m.step, slim(res.Created, res.Updated))
-}
-
-// slim gives the memo the written slices as the cache would hold them
-// (cluster.Transform): the API server's responses carry managedFields and
-// unshared endpoint values the memo need not keep alive.
-func slim(lists ...[]*discovery.EndpointSlice) []*discovery.EndpointSlice {
-	var out []*discovery.EndpointSlice
-	for _, l := range lists {
-		for _, s := range l {
-			c := s.DeepCopy()
-			_, _ = cluster.Transform(c)
-			out = append(out, c)
-		}
-	}
-	return out
+	m.memo.Commit(m.step, slices.Concat(res.Created, res.Updated))
 }
 
 // remember keeps the memo of a Service a full sync left in sync, or drops
@@ -184,7 +167,10 @@ func slim(lists ...[]*discovery.EndpointSlice) []*discovery.EndpointSlice {
 func (c *Controller) remember(key string, out syncer.Outcome) {
 	var memo *reconcile.Memo
 	if c.incremental() && out.Err == nil && out.Held == "" && out.Attempts == 1 && out.Plan != nil && out.Input.Service != nil {
-		final := append(slices.Clone(out.Plan.Unchanged), slim(out.Result.Updated, out.Result.Created)...)
+		// The memo keeps only the names and versions of these slices
+		// (the cache holds them), so the API server's responses,
+		// managedFields and all, are not kept alive by it.
+		final := slices.Concat(out.Plan.Unchanged, out.Result.Updated, out.Result.Created)
 		memo, _ = reconcile.NewMemo(out.Input, c.planOptions(out.Input.Service), final)
 	}
 	c.memos.set(key, memo)

@@ -26,9 +26,11 @@ type Memo struct {
 	types []discovery.AddressType
 	// pods are the members by name.
 	pods map[string]memoPod
-	// slices are our live slices by name as they stand; where names the
-	// slice holding each endpoint.
-	slices map[string]*discovery.EndpointSlice
+	// slices are the resourceVersions of our live slices by name; where
+	// names the slice holding each endpoint. The slices themselves are the
+	// cache's: Plan takes them from live once their versions match, so a
+	// memo does not hold a second copy of every slice it stands for.
+	slices map[string]string
 	where  map[epKey]string
 }
 
@@ -62,7 +64,7 @@ func NewMemo(in Input, opts Options, final []*discovery.EndpointSlice) (*Memo, b
 	m := &Memo{
 		uid: svc.UID, rv: svc.ResourceVersion, opts: opts, types: addressTypes(svc),
 		pods:   map[string]memoPod{},
-		slices: make(map[string]*discovery.EndpointSlice, len(final)),
+		slices: make(map[string]string, len(final)),
 	}
 	type wanted struct {
 		ep      discovery.Endpoint
@@ -101,7 +103,7 @@ func NewMemo(in Input, opts Options, final []*discovery.EndpointSlice) (*Memo, b
 			}
 			m.where[k] = s.Name
 		}
-		m.slices[s.Name] = s
+		m.slices[s.Name] = s.ResourceVersion
 		perType[s.AddressType]++
 	}
 	if len(m.where) != len(desired) {
@@ -128,8 +130,10 @@ func (m *Memo) fits(pl *planner, s *discovery.EndpointSlice) bool {
 		s.Labels[discovery.LabelServiceName] == pl.svc.Name && s.Labels[discovery.LabelManagedBy] == pl.opts.ManagedBy &&
 		s.DeletionTimestamp == nil && ownedBy(s, pl.svc) && !pl.labels.changed(s) &&
 		len(s.Endpoints) > 0 && len(s.Endpoints) <= pl.opts.MaxEndpointsPerSlice &&
-		s.ResourceVersion != "" && m.slices[s.Name] == nil
+		s.ResourceVersion != "" && !m.has(s.Name)
 }
+
+func (m *Memo) has(name string) bool { _, ok := m.slices[name]; return ok }
 
 // endpointsIdentical compares every field of two endpoints: a memo may
 // stand for a live endpoint only when Compute would write it unchanged.
@@ -179,7 +183,7 @@ func (m *Memo) Commit(step *Step, written []*discovery.EndpointSlice) {
 		m.where[k] = name
 	}
 	for _, s := range written {
-		m.slices[s.Name] = s
+		m.slices[s.Name] = s.ResourceVersion
 		for i := range s.Endpoints {
 			m.where[keyOf(&s.Endpoints[i])] = s.Name
 		}

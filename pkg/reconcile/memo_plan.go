@@ -73,7 +73,8 @@ func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live 
 			Message: "endpoints are planned from the Pods the selector matches"},
 		AddressTypes: slices.Clone(m.types),
 	}
-	if !m.liveMatches(svc, live, opts, plan) {
+	own, ok := m.liveMatches(svc, live, opts, plan)
+	if !ok {
 		return nil, nil, false
 	}
 	pl := &planner{svc: svc, opts: opts, labels: newLabeler(svc, opts.ManagedBy), plan: &Plan{}}
@@ -91,7 +92,7 @@ func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live 
 		}
 	}
 	for _, at := range m.types {
-		create, update, ok := m.planType(pl, cs, oldOwner, touched, at, step)
+		create, update, ok := m.planType(pl, own, cs, oldOwner, touched, at, step)
 		if !ok {
 			return nil, nil, false
 		}
@@ -103,13 +104,13 @@ func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live 
 	for _, s := range plan.Update {
 		written[s.Name] = true
 	}
-	for name, s := range m.slices {
+	for name, s := range own {
 		if !written[name] {
 			plan.Unchanged = append(plan.Unchanged, s)
 		}
 	}
 	sortByName(plan.Unchanged)
-	plan.live = maps.Clone(m.slices)
+	plan.live = own
 	for _, c := range cs {
 		step.pods = append(step.pods, stepPod{name: c.name, member: c.f != nil, now: c.now})
 	}
@@ -117,9 +118,11 @@ func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live 
 }
 
 // liveMatches checks that our live slices are the memo's, by name and
-// resourceVersion, and collects the Service's foreign slices.
-func (m *Memo) liveMatches(svc *corev1.Service, live []*discovery.EndpointSlice, opts Options, plan *Plan) bool {
-	n := 0
+// resourceVersion, and returns them by name (a resourceVersion names one
+// state of a slice, so they hold what the memo was made from); it collects
+// the Service's foreign slices.
+func (m *Memo) liveMatches(svc *corev1.Service, live []*discovery.EndpointSlice, opts Options, plan *Plan) (map[string]*discovery.EndpointSlice, bool) {
+	own := make(map[string]*discovery.EndpointSlice, len(m.slices))
 	for _, s := range live {
 		if s == nil || s.Namespace != svc.Namespace || s.Labels[discovery.LabelServiceName] != svc.Name {
 			continue
@@ -131,13 +134,13 @@ func (m *Memo) liveMatches(svc *corev1.Service, live []*discovery.EndpointSlice,
 		if s.DeletionTimestamp != nil {
 			continue // Compute ignores ours being deleted too
 		}
-		if mine := m.slices[s.Name]; mine == nil || mine.ResourceVersion != s.ResourceVersion {
-			return false
+		if rv, mine := m.slices[s.Name]; !mine || rv != s.ResourceVersion || own[s.Name] != nil {
+			return nil, false
 		}
-		n++
+		own[s.Name] = s
 	}
 	sortByName(plan.Foreign)
-	return n == len(m.slices)
+	return own, len(own) == len(m.slices)
 }
 
 // changed derives the facts of each changed Pod, sorted by name as Compute
@@ -193,8 +196,8 @@ type typeGroup struct {
 
 // planType is packGroup for the groups of one address type that the change
 // touches, knowing that every other slice stays as it is.
-func (m *Memo) planType(pl *planner, cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType, step *Step) (create, update []*discovery.EndpointSlice, ok bool) {
-	groups := m.typeGroups(cs, oldOwner, touched, at)
+func (m *Memo) planType(pl *planner, own map[string]*discovery.EndpointSlice, cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType, step *Step) (create, update []*discovery.EndpointSlice, ok bool) {
+	groups := typeGroups(own, cs, oldOwner, touched, at)
 	for _, pk := range slices.Sorted(maps.Keys(groups)) {
 		w := groups[pk]
 		sortByName(w.touched)
@@ -209,7 +212,7 @@ func (m *Memo) planType(pl *planner, cs []change, oldOwner map[epKey]int, touche
 			ep := left[0]
 			left = left[1:]
 			return ep
-		}, upd, func() []*discovery.EndpointSlice { return m.unchangedOf(at, pk, upd) }, w.ports, at)
+		}, upd, func() []*discovery.EndpointSlice { return unchangedOf(own, at, pk, upd) }, w.ports, at)
 		create = append(create, cr...)
 		update = append(update, upd...)
 	}
@@ -217,8 +220,8 @@ func (m *Memo) planType(pl *planner, cs []change, oldOwner map[epKey]int, touche
 }
 
 // typeGroups sorts what a change touches of one address type by port
-// group.
-func (m *Memo) typeGroups(cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType) map[string]*typeGroup {
+// group; own are our live slices by name.
+func typeGroups(own map[string]*discovery.EndpointSlice, cs []change, oldOwner map[epKey]int, touched map[string]bool, at discovery.AddressType) map[string]*typeGroup {
 	groups := map[string]*typeGroup{}
 	get := func(k string) *typeGroup {
 		if groups[k] == nil {
@@ -227,7 +230,7 @@ func (m *Memo) typeGroups(cs []change, oldOwner map[epKey]int, touched map[strin
 		return groups[k]
 	}
 	for name := range touched {
-		if s := m.slices[name]; s.AddressType == at {
+		if s := own[name]; s.AddressType == at {
 			w := get(portKey(s.Ports))
 			w.touched = append(w.touched, s)
 		}
@@ -301,15 +304,15 @@ func (m *Memo) replace(pl *planner, cs []change, oldOwner map[epKey]int, touched
 	return upd, true
 }
 
-// unchangedOf lists the memo's slices of a type and port group that are
-// not being updated, by name.
-func (m *Memo) unchangedOf(at discovery.AddressType, pk string, upd []*discovery.EndpointSlice) []*discovery.EndpointSlice {
+// unchangedOf lists our live slices (own) of a type and port group that
+// are not being updated, by name.
+func unchangedOf(own map[string]*discovery.EndpointSlice, at discovery.AddressType, pk string, upd []*discovery.EndpointSlice) []*discovery.EndpointSlice {
 	skip := map[string]bool{}
 	for _, s := range upd {
 		skip[s.Name] = true
 	}
 	var out []*discovery.EndpointSlice
-	for name, s := range m.slices {
+	for name, s := range own {
 		if s.AddressType == at && !skip[name] && portKey(s.Ports) == pk {
 			out = append(out, s)
 		}
