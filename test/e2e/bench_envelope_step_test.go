@@ -46,8 +46,9 @@ import (
 //  5. the peak RSS of kube-apiserver and etcd over the step, and the
 //     machine's memory left.
 //
-// ENVELOPE_PROFILE=1 adds CPU profiles (profileRuns, and the watch's);
-// ENVELOPE_PROFILE=heap takes the watch's heap instead of its CPU.
+// ENVELOPE_PROFILE=1 adds CPU profiles (profileRuns, the watch's and the
+// webhook's); ENVELOPE_PROFILE=heap takes the watch's heap instead of its
+// CPU.
 // Each step's row goes to ENVELOPE_OUT/envelope.csv (rewritten after every
 // step; the table is printed after each) for test/cmd/envelopeplot. What
 // gives out fails the benchmark with the control plane's processes and the
@@ -162,7 +163,12 @@ func envelopeStep(b *testing.B, e envelopeShape, out string) envelopeRow {
 	w.stop(b, 15)
 
 	// 4: the webhook, caching the whole cluster.
-	row.WebhookP50, row.WebhookP99 = webhookCachingTheCluster(b, cp, e)
+	var hookArgs []string
+	if profiles {
+		// Its fill and the admissions; `-focus` on the handler parts them.
+		hookArgs = []string{"--profile=cpu", "--profile-output=" + filepath.Join(out, fmt.Sprintf("webhook-cpu-%d.pprof", e.pods))}
+	}
+	row.WebhookP50, row.WebhookP99 = webhookCachingTheCluster(b, cp, e, hookArgs...)
 
 	// 5: what the control plane used.
 	procs := controlPlaneProcesses(cp)
@@ -290,7 +296,7 @@ func controllerConvergesCold(b *testing.B, cp *controlplane.ControlPlane, e enve
 
 // webhookCachingTheCluster times Service admissions by the webhook while it
 // caches the whole cluster and returns the handling p50 and p99.
-func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape) (p50, p99 time.Duration) {
+func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e envelopeShape, args ...string) (p50, p99 time.Duration) {
 	ns := e.ns(0)
 	shapes := []serviceShape{
 		{map[string]string{"app": e.name(0)}, intstr.FromString("http")},
@@ -299,10 +305,10 @@ func webhookCachingTheCluster(b *testing.B, cp *controlplane.ControlPlane, e env
 		{map[string]string{"env": "envelope"}, intstr.FromString("http")},
 	}
 	const admissions = 200
-	wr := admitServices(b, cp, ns, admissions, shapes)
+	wr := admitServices(b, cp, ns, admissions, shapes, args...)
 	wr.check(b, admissions)
-	b.Logf("webhook caching the cluster: %d Service admissions, handling p50 %v p99 %v; API server round trip p99 %v",
-		wr.admitted, wr.p50, wr.p99, percentile(wr.rtt, 0.99).Round(time.Millisecond))
+	b.Logf("webhook caching the cluster: %d Service admissions, handling p50 %v p99 %v, CPU %v an admission; API server round trip p99 %v",
+		wr.admitted, wr.p50, wr.p99, (wr.cpu / admissions).Round(time.Microsecond), percentile(wr.rtt, 0.99).Round(time.Millisecond))
 	return wr.p50, wr.p99
 }
 
