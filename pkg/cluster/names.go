@@ -21,6 +21,8 @@ func Names(ctx context.Context, client kubernetes.Interface, resource, ns string
 	switch resource {
 	case "namespaces":
 		list, err = client.CoreV1().Namespaces().List(ctx, opts)
+	case "nodes":
+		list, err = client.CoreV1().Nodes().List(ctx, opts)
 	case "services":
 		list, err = client.CoreV1().Services(ns).List(ctx, opts)
 	case "pods":

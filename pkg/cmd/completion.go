@@ -61,7 +61,7 @@ func (o *RootOptions) names(resource string) ([]string, error) {
 		return nil, err
 	}
 	ns := ""
-	if resource != "namespaces" {
+	if resource != "namespaces" && resource != "nodes" {
 		if ns, err = o.Namespace(); err != nil {
 			return nil, err
 		}

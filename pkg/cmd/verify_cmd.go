@@ -31,7 +31,7 @@ func newVerifyCommand(root *RootOptions) *cobra.Command {
 		ValidArgsFunction: root.completer().ServiceArgs, RunE: runCommand(o),
 	}
 	addTargetFlags(cmd, &o.Targets)
-	addVerifyFlags(cmd, &o.Output, &o.Probe)
+	addVerifyFlags(cmd, &o.Output, &o.Probe, root.completer().NodeFlag)
 	addVerifyWatchFlags(cmd, &o.Watch)
 	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -14,11 +15,14 @@ import (
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
 )
 
-// addVerifyFlags registers verify's flags: -o into output, the rest into r.
-func addVerifyFlags(cmd *cobra.Command, output *string, r *probe.Run) {
+// addVerifyFlags registers verify's flags: -o into output, the rest into r;
+// comp completes --node's names.
+func addVerifyFlags(cmd *cobra.Command, output *string, r *probe.Run, comp cobra.CompletionFunc) {
 	f := cmd.Flags()
 	f.StringVarP(output, "output", "o", "", "Output format: json or yaml, with the evidence read (default: for people)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	f.StringSliceVar(&r.OnlyNodes, "node", nil, "Read only these nodes' service proxies (names, comma-separated or repeated; default every node); DNS replicas are read wherever they run")
+	_ = cmd.RegisterFlagCompletionFunc("node", comp)
 	f.DurationVar(&r.NodeTimeout, "node-timeout", 10*time.Second, "The longest all of one node's reads may take; a node slower than that is UNKNOWN")
 	f.IntVar(&r.Concurrency, "concurrency", 8, "How many nodes are read at once")
 	f.Int64Var(&r.Limit, "max-answer-size", 32<<20, "The most bytes read from any one answer of a node")
@@ -34,6 +38,11 @@ func validateVerifyFlags(output string, r probe.Run) error {
 	}
 	if r.NodeTimeout <= 0 || r.Concurrency <= 0 || r.Limit <= 0 || r.SyncPeriod <= 0 {
 		return exit.Usagef("--node-timeout, --concurrency, --max-answer-size and --sync-period must be positive")
+	}
+	for _, n := range r.OnlyNodes {
+		if n == "" {
+			return exit.Usagef("--node has an empty name: give node names, comma-separated (kubectl get nodes lists them)")
+		}
 	}
 	return nil
 }
@@ -60,7 +69,10 @@ func verifyWords(argv []string, sel syncer.Selection) string {
 // interrupt.
 func verifyError(ctx context.Context, err error) error {
 	var re *probe.ReadError
+	var nf *probe.NodeNotFoundError
 	switch {
+	case errors.As(err, &nf):
+		err = &exit.Error{Code: exit.NotFound, Err: fmt.Errorf("%s: check the name (kubectl get nodes lists them)", nf)}
 	case errors.As(err, &re) && re.Namespace == "" && re.Name == "":
 		// About no one Service: the API server's own words name what
 		// failed where.

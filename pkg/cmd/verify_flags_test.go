@@ -37,6 +37,10 @@ func TestVerifyErrorWording(t *testing.T) {
 	if err := verifyError(ctx, &probe.ReadError{Err: forbidden}); exit.Code(err) != exit.API || strings.Contains(err.Error(), "services") {
 		t.Errorf("the Nodes forbidden: exit %d, %v", exit.Code(err), err)
 	}
+	err = verifyError(ctx, &probe.NodeNotFoundError{Name: "n-x"})
+	if exit.Code(err) != exit.NotFound || err.Error() != `node "n-x" not found: check the name (kubectl get nodes lists them)` {
+		t.Errorf("a --node not found: exit %d, %v", exit.Code(err), err)
+	}
 	if err := verifyError(ctx, context.Canceled); exit.Code(err) != 130 {
 		t.Errorf("interrupted while settling: exit %d, %v", exit.Code(err), err)
 	}
@@ -57,6 +61,8 @@ func TestVerifyWatchFlagErrors(t *testing.T) {
 		{append(w, "--settle"), "--settle is not valid with --watch"},
 		{append(w, "--interval", "10s"), "--interval (10s) must be at least --sync-period (30s)"},
 		{append(w, "--health-addr", "8080"), "--health-addr must be HOST:PORT"},
+		{append(w, "--node", "n-a"), "--node is not valid with --watch"},
+		{[]string{"verify", "--all", "--node", "n-a,,n-b"}, "--node has an empty name"},
 	} {
 		_, errOut, code := runCmd(t, c.args...)
 		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {

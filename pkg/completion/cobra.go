@@ -75,6 +75,17 @@ func (c Completer) ExplainArgs(cmd *cobra.Command, given []string, prefix string
 	return Pods(names, given, prefix), noFiles
 }
 
+// NodeFlag completes a flag that names nodes (verify's --node), a name
+// at a time as kubectl completes them: the names already given in the
+// value (comma-separated) are not offered again.
+func (c Completer) NodeFlag(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	names, err := c.List("nodes")
+	if err != nil {
+		return nil, noFiles
+	}
+	return Nodes(names, prefix), noFiles
+}
+
 // WorkloadFlag completes deploy's --sidecar-for: the kinds first, then the
 // workloads of that kind in the namespace, from the live cluster.
 func (c Completer) WorkloadFlag(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {

@@ -162,3 +162,24 @@ func Pods(names, given []string, prefix string) []string {
 	}
 	return out
 }
+
+// Nodes turns the node names into completions of a comma-separated list
+// being typed (prefix): the names after the last comma that are not in the
+// list already, each offered with the list before it.
+func Nodes(names []string, prefix string) []string {
+	head, last := "", prefix
+	if i := strings.LastIndex(prefix, ","); i >= 0 {
+		head, last = prefix[:i+1], prefix[i+1:]
+	}
+	seen := map[string]bool{}
+	for _, n := range strings.Split(head, ",") {
+		seen[n] = true
+	}
+	var out []string
+	for _, name := range names {
+		if !seen[name] && strings.HasPrefix(name, last) {
+			out = append(out, head+name)
+		}
+	}
+	return out
+}

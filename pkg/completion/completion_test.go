@@ -102,3 +102,18 @@ func TestPods(t *testing.T) {
 		t.Error("PodPrefix")
 	}
 }
+
+func TestNodes(t *testing.T) {
+	names := []string{"node-a", "node-b", "worker-1"}
+	for _, c := range []struct{ prefix, want string }{
+		{"", "node-a node-b worker-1"},
+		{"no", "node-a node-b"},
+		{"node-a,", "node-a,node-b node-a,worker-1"},
+		{"node-a,w", "node-a,worker-1"},
+		{"node-a,node-b,", "node-a,node-b,worker-1"},
+	} {
+		if got := strings.Join(Nodes(names, c.prefix), " "); got != c.want {
+			t.Errorf("Nodes(%q) = %q, want %q", c.prefix, got, c.want)
+		}
+	}
+}

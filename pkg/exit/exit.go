@@ -37,7 +37,7 @@ const Help = `Exit codes:
 * 0: success; for diff and explain: in sync (explain pod/--ip: published as desired everywhere)
 * 1: diff/explain: changes needed or drift found (explain pod/--ip: or not published where selected); check: findings; release: a hand-back was refused; sync: some Services failed while others synced; verify: a node's proxy drifts from the slices, or the slices from their plan
 * 2: usage error: bad flag value, invalid selector, an argument that is not a Service
-* 3: a Service was not found (explain: the Pod, or an address no Pod holds and nothing publishes)
+* 3: a Service was not found (explain: the Pod, or an address no Pod holds and nothing publishes; verify --node: a node)
 * 4: the API server refused or failed: Forbidden, unreachable, namespace terminating; sync --watch --leader-elect: the lease was lost
 * 5: the slices kept changing during sync and retries ran out
 * 6: verify: some node could not be verified (UNKNOWN) or has not synced since the slices changed (PENDING), and none drifts

@@ -114,6 +114,21 @@ func TestVerifyNoKubeProxy(t *testing.T) {
 	if len(rep.Services) != 1 || rep.Services[0].Plan != "agrees" || rep.Services[0].Slices != 1 {
 		t.Errorf("services %+v", rep.Services)
 	}
+
+	// --node reads the one node; a name that is no node exits 3, worded,
+	// and its name completes.
+	rep = parseVerify(t, slices(t, "verify", "svc/web", "-n", ns, "--node", "node-a1", "-o", "json").mustCode(t, 6))
+	if len(rep.Nodes) != 1 || rep.Nodes[0].Node != "node-a1" {
+		t.Errorf("--node node-a1: rows %+v", rep.Nodes)
+	}
+	r = slices(t, "verify", "svc/web", "-n", ns, "--node", "node-a1,no-such-node").mustCode(t, 3)
+	if r.Stdout != "" || strings.TrimSpace(r.Stderr) != `error: node "no-such-node" not found: check the name (kubectl get nodes lists them)` {
+		t.Errorf("--node no-such-node: stdout %q, stderr %q", r.Stdout, r.Stderr)
+	}
+	r = slices(t, "__complete", "verify", "svc/web", "-n", ns, "--node", "node-a").mustCode(t, 0)
+	if got := completions(r.Stdout); !contains(got, "node-a1") {
+		t.Errorf("--node completions %v lack node-a1", got)
+	}
 }
 
 // Slices in the API that differ from the plan (here: none written yet for

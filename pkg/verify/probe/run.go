@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type Run struct {
 	Domain string
 	// Target words the selection for the next command suggested.
 	Target string
+	// OnlyNodes names the nodes to read (--node); empty, every node.
+	OnlyNodes []string
 }
 
 // ReadError is a read of the API a round needs that failed: a target not
@@ -59,13 +62,18 @@ func (r Run) Report(ctx context.Context, targets []syncer.Target, allNamespaces 
 			return verdict.Report{}, &ReadError{Namespace: t.Namespace, Name: t.Name, Err: t.Err}
 		}
 	}
-	svcs, err := r.services(ctx, targets, allNamespaces)
-	if err != nil {
-		return verdict.Report{}, err
-	}
+	// The nodes first: a name --node gives that is no node fails the run
+	// before the Services are read and planned.
 	nodes, err := Nodes(ctx, r.Client)
 	if err != nil {
 		return verdict.Report{}, &ReadError{Err: err}
+	}
+	if nodes, err = pick(nodes, r.OnlyNodes); err != nil {
+		return verdict.Report{}, err
+	}
+	svcs, err := r.services(ctx, targets, allNamespaces)
+	if err != nil {
+		return verdict.Report{}, err
 	}
 	rights := preflight(ctx, r.Client, ProxyNamespace)
 	first := r.round(ctx, rights, nodes, svcs)
@@ -86,6 +94,37 @@ func (r Run) Report(ctx context.Context, targets []syncer.Target, allNamespaces 
 	}
 	again := r.round(ctx, rights, nodes, svcs)
 	return verdict.Judge(again), nil
+}
+
+// NodeNotFoundError is a node --node names that the cluster does not have.
+type NodeNotFoundError struct{ Name string }
+
+func (e *NodeNotFoundError) Error() string { return fmt.Sprintf("node %q not found", e.Name) }
+
+// pick keeps of nodes those named, in nodes' order; no names keeps every
+// node. A name that is no node is an error: verifying fewer nodes than
+// asked would read as a verdict on the missing one.
+func pick(nodes []*corev1.Node, names []string) ([]*corev1.Node, error) {
+	if len(names) == 0 {
+		return nodes, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []*corev1.Node
+	for _, n := range nodes {
+		if want[n.Name] {
+			out = append(out, n)
+			delete(want, n.Name)
+		}
+	}
+	for _, n := range names {
+		if want[n] {
+			return nil, &NodeNotFoundError{Name: n}
+		}
+	}
+	return out, nil
 }
 
 // Connect sets the client, the transport built from cfg and the rule

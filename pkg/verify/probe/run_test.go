@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -263,6 +264,48 @@ func TestAFailedReadOfThePlanIsTheRoundsError(t *testing.T) {
 		}
 		if named := re.Namespace != "" || re.Name != ""; named != (services == 1) {
 			t.Errorf("%d Services: the error names %s/%s", services, re.Namespace, re.Name)
+		}
+	}
+}
+
+// --node reads the nodes it names alone; a name that is no node fails
+// the run before any Service is read.
+func TestOnlyNodes(t *testing.T) {
+	svc, objs := webObjects()
+	kpB := proxyPodOn("kp-b", "n-b", map[string]string{"k8s-app": "kube-proxy"}, corev1.PodRunning)
+	c := client(nil)
+	for _, o := range append(objs, kpB, readyNode("n-b")) {
+		if err := c.Tracker().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	targets := []syncer.Target{{Service: svc, Namespace: "shop", Name: "web"}}
+	for _, only := range [][]string{nil, {"n-b"}} {
+		calls := 0
+		o := options(c, fakeTransport{})
+		o.Readers[proxyread.ModeNftables] = lateReader{&calls}
+		rep, err := Run{Options: o, SyncPeriod: time.Second, OnlyNodes: only}.Report(context.Background(), targets, false)
+		var got []string
+		for _, n := range rep.Nodes {
+			got = append(got, n.Node)
+		}
+		want := []string{"n-a", "n-b"}
+		if only != nil {
+			want = only
+		}
+		if err != nil || !slices.Equal(got, want) || calls != len(want) {
+			t.Errorf("--node %v: nodes %v read %d times (%v); want %v", only, got, calls, err, want)
+		}
+	}
+	c.ClearActions()
+	_, err := Run{Options: options(c, fakeTransport{}), SyncPeriod: time.Second, OnlyNodes: []string{"n-a", "n-x"}}.Report(context.Background(), targets, false)
+	var nf *NodeNotFoundError
+	if !errors.As(err, &nf) || nf.Name != "n-x" {
+		t.Fatalf("--node n-a,n-x: %v; want n-x not found", err)
+	}
+	for _, a := range c.Actions() {
+		if a.GetResource().Resource != "nodes" {
+			t.Errorf("a name that is no node, yet %s %s was read", a.GetVerb(), a.GetResource().Resource)
 		}
 	}
 }
