@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +22,8 @@ import (
 // two real nodes; it reports the wall time (s/verify, the best of three
 // runs: the machine is shared) and, per node, the execs and bytes its
 // rules took, then the node's floor (verify_floor_test.go), its own
-// listing of the same rules alone, and verify's time over it.
+// listing of the same rules alone, and verify's time over it: the run's
+// and that of the node verified alone (--node, best of three).
 // make bench-verify.
 func BenchmarkVerifyAll(b *testing.B) {
 	ns, services := benchServices(b)
@@ -58,6 +60,18 @@ func BenchmarkVerifyAll(b *testing.B) {
 		b.Logf("node %s (%s): verify %s; the listing alone %s through kubectl exec (verify %.1fx), %s in the node's network namespace (%.1fx); %d and %d bytes",
 			n.Node, n.Mode, took.Round(time.Millisecond), f.exec.Round(time.Millisecond), ratio(took, f.exec),
 			f.netns.Round(time.Millisecond), ratio(took, f.netns), f.execBytes, f.netnsBytes)
+		// The node alone (--node): the same Services read and planned, this
+		// node's proxy read and judged.
+		alone := bestOf3(func() {
+			one, r := verifyJSONWithin(b, each, append(slices.Clone(args), "--node", n.Node)...)
+			if r.Code != 0 || len(one.Nodes) != 1 || one.Nodes[0].Node != n.Node {
+				b.Fatalf("verify --node %s: exit %d, %d node rows: %s", n.Node, r.Code, len(one.Nodes), one.Diagnosis)
+			}
+		})
+		b.Logf("node %s (%s): verify --node %s alone %s, %.1fx its listing through kubectl exec",
+			n.Node, n.Mode, n.Node, alone.Round(time.Millisecond), ratio(alone, f.exec))
+		b.ReportMetric(alone.Seconds(), fmt.Sprintf("s-verify-alone/node%d", i))
+		b.ReportMetric(ratio(alone, f.exec), fmt.Sprintf("verify-alone-per-floor-exec/node%d", i))
 		b.ReportMetric(f.exec.Seconds(), fmt.Sprintf("s-floor-exec/node%d", i))
 		b.ReportMetric(f.netns.Seconds(), fmt.Sprintf("s-floor-netns/node%d", i))
 		b.ReportMetric(ratio(took, f.exec), fmt.Sprintf("verify-per-floor-exec/node%d", i))
