@@ -9,7 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,7 +54,7 @@ var figures = []struct {
 		{"apiserver_peak_mib", "kube-apiserver, its peak", purple},
 		{"etcd_peak_mib", "etcd, its peak", green},
 	}},
-	{"envelope-flips.png", "A readiness flip, from the status write to the slice (p99; of 100 flips, the slowest)", "milliseconds", []series{
+	{"envelope-flips.png", "A readiness flip, from the status write to the slice (p99; of {flips} flips, the slowest)", "milliseconds", []series{
 		{"ours_flip_p99_ms", "ours", blue},
 		{"kcm_flip_p99_ms", "kube-controller-manager", vermillion},
 		{"floor_p99_ms", "the status write alone (the floor)", grey},
@@ -87,9 +89,13 @@ func run(in, out string) error {
 		fmt.Printf("%s: %d step: no curve to draw\n", in, len(pods))
 		return nil
 	}
+	flips, ok := table["flips"]
+	if !ok {
+		return fmt.Errorf("%s: no column %q", in, "flips")
+	}
 	for _, f := range figures {
 		p := plot.New()
-		p.Title.Text = f.title
+		p.Title.Text = strings.ReplaceAll(f.title, "{flips}", counts(flips))
 		p.X.Label.Text = "Pods (log)"
 		p.Y.Label.Text = f.unit + " (log)"
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -112,6 +118,19 @@ func run(in, out string) error {
 		}
 	}
 	return nil
+}
+
+// counts words a column of counts for a title: the one value, or the
+// range when the steps differ.
+func counts(col []float64) string {
+	if len(col) == 0 {
+		return "?"
+	}
+	lo, hi := slices.Min(col), slices.Max(col)
+	if lo == hi {
+		return strconv.FormatFloat(lo, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(lo, 'f', -1, 64) + "–" + strconv.FormatFloat(hi, 'f', -1, 64)
 }
 
 // addCurve draws ys against pods and, dashed in the same colour, the

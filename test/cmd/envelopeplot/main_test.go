@@ -10,12 +10,16 @@ import (
 // csvWith is a two-step ladder with every column the figures draw.
 func csvWith(t *testing.T, drop string) string {
 	t.Helper()
-	var cols []string
+	all := []string{"flips"}
 	for _, f := range figures {
 		for _, s := range f.series {
-			if s.column != drop {
-				cols = append(cols, s.column)
-			}
+			all = append(all, s.column)
+		}
+	}
+	var cols []string
+	for _, c := range all {
+		if c != drop {
+			cols = append(cols, c)
 		}
 	}
 	rows := []string{"pods," + strings.Join(cols, ",")}
@@ -72,6 +76,25 @@ func TestLogTicks(t *testing.T) {
 		}
 		if got := strings.Join(labels, " "); got != c.want {
 			t.Errorf("ticks between %v and %v: %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+func TestMissingFlipsNamed(t *testing.T) {
+	err := run(csvWith(t, "flips"), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), `"flips"`) {
+		t.Fatalf("err = %v, want one naming flips", err)
+	}
+}
+
+// The flips figure's title says how many flips the CSV's steps made.
+func TestCounts(t *testing.T) {
+	for _, c := range []struct {
+		col  []float64
+		want string
+	}{{[]float64{100, 100}, "100"}, {[]float64{100, 300}, "100–300"}, {nil, "?"}} {
+		if got := counts(c.col); got != c.want {
+			t.Errorf("counts(%v) = %q, want %q", c.col, got, c.want)
 		}
 	}
 }
