@@ -42,7 +42,8 @@ import (
 //     through a watch, the status write alone timed as the floor; CPU per
 //     flip and RSS of both after them;
 //  4. `kubectl slices webhook` caching the cluster: 200 Service
-//     admissions, its handling p50/p99;
+//     admissions once its CPU is quiet after the fill, its handling
+//     p50/p99 and CPU per admission;
 //  5. the peak RSS of kube-apiserver and etcd over the step, and the
 //     machine's memory left.
 //
@@ -269,7 +270,7 @@ func settled(b *testing.B, pid int, limit time.Duration) time.Time {
 			return time.Now()
 		}
 		if time.Now().After(deadline) {
-			b.Logf("process %d still busy %v after its first pass; flipping anyway", pid, limit)
+			b.Logf("process %d still busy %v after its first pass; measuring anyway", pid, limit)
 			return time.Now()
 		}
 	}

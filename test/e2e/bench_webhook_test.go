@@ -121,6 +121,11 @@ func admitServices(b *testing.B, cp *controlplane.ControlPlane, ns string, n int
 		r := applyYAML(b, cp, probe, "--dry-run=server")
 		return r.Code == 0 && strings.Contains(r.Stderr, "Warning: kubectl-slices")
 	})
+	// Timed once the webhook has returned its fill's garbage: admissions
+	// in its steady state, as the flips are timed (a cache of 150,000 Pods
+	// takes seconds of GC and scavenging after the fill, on the 2 cores
+	// the API server and the admissions share).
+	settled(b, w.cmd.Process.Pid, time.Minute)
 	// Not b.ResetTimer: it would drop the metrics a caller reported.
 	began := time.Now()
 	// CPU time is what an admission costs the webhook whatever else runs on
