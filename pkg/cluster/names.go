@@ -12,8 +12,9 @@ import (
 )
 
 // Names lists the names of the objects of a resource in namespace ns
-// (ignored for namespaces), sorted: for shell completion. resource is
-// "namespaces", "services", "deployment", "statefulset" or "daemonset".
+// (ignored for namespaces and nodes), sorted: for shell completion.
+// resource is "namespaces", "nodes", "services", "pods", "deployment",
+// "statefulset" or "daemonset".
 func Names(ctx context.Context, client kubernetes.Interface, resource, ns string) ([]string, error) {
 	var list runtime.Object
 	var err error

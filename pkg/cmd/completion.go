@@ -53,8 +53,9 @@ func (o *RootOptions) completionClient() (kubernetes.Interface, error) {
 	return completion.Client(c)
 }
 
-// names lists the names of a resource's objects: every namespace's, or the
-// other resources' in -n's (or the kubeconfig's) namespace.
+// names lists the names of a resource's objects: every namespace's and
+// node's (cluster-scoped), or the other resources' in -n's (or the
+// kubeconfig's) namespace.
 func (o *RootOptions) names(resource string) ([]string, error) {
 	client, err := o.completionClient()
 	if err != nil {

@@ -40,13 +40,13 @@ func newVerifyCommand(root *RootOptions) *cobra.Command {
 // Complete normalises the arguments, resolves the namespace.
 func (o *VerifyOptions) Complete(_ *cobra.Command, argv []string) error {
 	err := o.completeTargets(&o.Targets, argv)
-	o.Probe.Target = verifyWords(argv, o.Targets)
+	o.Probe.Target = verifyWords(argv, o.Targets, o.Probe.OnlyNodes)
 	return err
 }
 
 // Validate checks the flags before anything is read.
 func (o *VerifyOptions) Validate() error {
-	if err := validateVerifyFlags(o.Output, o.Probe); err != nil {
+	if err := validateVerifyFlags(o.changed, o.Output, o.Probe); err != nil {
 		return err
 	}
 	if err := o.Watch.validate(o.changed, o.Output, o.Probe); err != nil {

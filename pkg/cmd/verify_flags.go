@@ -31,13 +31,19 @@ func addVerifyFlags(cmd *cobra.Command, output *string, r *probe.Run, comp cobra
 	f.DurationVar(&r.SyncPeriod, "sync-period", 30*time.Second, "kube-proxy's sync period (its health timeout is twice it)")
 }
 
-// validateVerifyFlags checks the flags before anything is read.
-func validateVerifyFlags(output string, r probe.Run) error {
+// validateVerifyFlags checks the flags before anything is read; changed
+// says whether a flag was given.
+func validateVerifyFlags(changed func(string) bool, output string, r probe.Run) error {
 	if output != "" && output != "json" && output != "yaml" {
 		return exit.Usagef("-o must be json or yaml, got %q", output)
 	}
 	if r.NodeTimeout <= 0 || r.Concurrency <= 0 || r.Limit <= 0 || r.SyncPeriod <= 0 {
 		return exit.Usagef("--node-timeout, --concurrency, --max-answer-size and --sync-period must be positive")
+	}
+	// --node "" (an unset variable in a script) would otherwise mean every
+	// node: the very reading it was given to avoid.
+	if changed("node") && len(r.OnlyNodes) == 0 {
+		return exit.Usagef("--node has an empty name: give node names, comma-separated (kubectl get nodes lists them)")
 	}
 	for _, n := range r.OnlyNodes {
 		if n == "" {
@@ -48,9 +54,12 @@ func validateVerifyFlags(output string, r probe.Run) error {
 }
 
 // verifyWords is the selection as the user would type it again, for the
-// next command a report suggests.
-func verifyWords(argv []string, sel syncer.Selection) string {
+// next command a report suggests: the Services, and the nodes --node named.
+func verifyWords(argv []string, sel syncer.Selection, nodes []string) string {
 	w := append([]string(nil), argv...)
+	if len(nodes) > 0 {
+		w = append(w, "--node", strings.Join(nodes, ","))
+	}
 	if sel.Selector != "" {
 		w = append(w, "-l", sel.Selector)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-slices/kubectl-slices/pkg/exit"
+	"github.com/kubectl-slices/kubectl-slices/pkg/syncer"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify/probe"
 	"github.com/kubectl-slices/kubectl-slices/pkg/verify/verdict"
 )
@@ -62,11 +63,24 @@ func TestVerifyWatchFlagErrors(t *testing.T) {
 		{append(w, "--interval", "10s"), "--interval (10s) must be at least --sync-period (30s)"},
 		{append(w, "--health-addr", "8080"), "--health-addr must be HOST:PORT"},
 		{append(w, "--node", "n-a"), "--node is not valid with --watch"},
+		{append(w, "--node", ""), "--node has an empty name"},
 		{[]string{"verify", "--all", "--node", "n-a,,n-b"}, "--node has an empty name"},
+		{[]string{"verify", "--all", "--node="}, "--node has an empty name"},
 	} {
 		_, errOut, code := runCmd(t, c.args...)
 		if code != exit.Usage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errOut, exit.Usage, c.want)
 		}
+	}
+}
+
+// The next command a report suggests keeps the nodes --node named.
+func TestVerifyWordsKeepTheNodes(t *testing.T) {
+	sel := syncer.Selection{Namespace: "shop"}
+	if got := verifyWords([]string{"svc/web"}, sel, []string{"n-a", "n-b"}); got != "svc/web --node n-a,n-b -n shop" {
+		t.Errorf("got %q", got)
+	}
+	if got := verifyWords([]string{"svc/web"}, sel, nil); got != "svc/web -n shop" {
+		t.Errorf("without --node: got %q", got)
 	}
 }

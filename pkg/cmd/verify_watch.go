@@ -40,7 +40,7 @@ func (w VerifyWatchFlags) validate(changed func(string) bool, output string, r p
 	switch {
 	case output != "":
 		return exit.Usagef("-o is not valid with --watch: it prints a line per change of status (the statuses are served as metrics with --health-addr)")
-	case len(r.OnlyNodes) > 0:
+	case changed("node"):
 		return exit.Usagef("--node is not valid with --watch: the watch verifies every node")
 	case r.Settle:
 		return exit.Usagef("--settle is not valid with --watch: a change is verified --sync-period after it anyway")

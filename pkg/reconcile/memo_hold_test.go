@@ -69,6 +69,11 @@ func TestMemoKeepsNoSlice(t *testing.T) {
 	if _, _, ok := memo.Plan(svc, nil, nodes, cache, opts); !ok {
 		t.Error("after the commit, the memo does not plan from the cache's slices")
 	}
+	// A slice listed twice is not the set the memo stands for (Compute
+	// would count it twice).
+	if _, _, ok := memo.Plan(svc, nil, nodes, append(copies(cache), cache[0].DeepCopy()), opts); ok {
+		t.Error("the memo plans although a live slice is listed twice")
+	}
 }
 
 // madeFrom makes a memo from copies of final and returns weak pointers to

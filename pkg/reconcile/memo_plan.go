@@ -62,7 +62,9 @@ func (c *change) inPlace(at discovery.AddressType, k epKey) (discovery.Endpoint,
 // change leaves the cases the memo keeps: a slice would be emptied, a Pod's
 // Node is missing, a changed Pod's endpoint stays although it differs. The
 // plan carries no per-Pod decisions and no warnings; the Service, its
-// slices and the writes are Compute's.
+// slices and the writes are Compute's. As Compute's, its Unchanged and Live
+// slices are live's own objects (the caller's cache's), not copies: the
+// caller must not modify them.
 func (m *Memo) Plan(svc *corev1.Service, changes []PodChange, nodes Nodes, live []*discovery.EndpointSlice, opts Options) (*Plan, *Step, bool) {
 	if svc == nil || svc.UID != m.uid || svc.ResourceVersion != m.rv || opts.ManagedBy != m.opts.ManagedBy ||
 		opts.MaxEndpointsPerSlice != m.opts.MaxEndpointsPerSlice || nodes.Unreadable {

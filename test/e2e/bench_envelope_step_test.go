@@ -270,7 +270,7 @@ func settled(b *testing.B, pid int, limit time.Duration) time.Time {
 			return time.Now()
 		}
 		if time.Now().After(deadline) {
-			b.Logf("process %d still busy %v after its first pass; measuring anyway", pid, limit)
+			b.Logf("process %d still busy %v after its first pass or fill; measuring anyway", pid, limit)
 			return time.Now()
 		}
 	}

@@ -16,7 +16,8 @@
 // Run.Report reads in rounds: each round reads the Services' slices once
 // and plans them from that read as sync would (syncer.Many, writing
 // nothing), so that the plan and the nodes are held against the same
-// slices, then reads every node and replica; verdict.Judge judges the
+// slices, then reads every node (those Run.OnlyNodes names, when it names
+// some) and replica; verdict.Judge judges the
 // round. With Settle, a round that drifts is followed by one more after
 // the sync period, with the slices as they are then. The access reviews
 // are made once a run. A read of the API a round cannot do without is a

@@ -53,23 +53,23 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // ending (its cause), never a node or a replica that could not be read nor
 // a plan that could not be made.
 func (r Run) Report(ctx context.Context, targets []syncer.Target, allNamespaces bool) (verdict.Report, error) {
-	if len(targets) == 0 {
-		// As sync: nothing selected is nothing wrong, and no node is read.
-		return verdict.Report{Status: verdict.OK, Services: []verdict.ServiceRow{}, Nodes: []verdict.NodeRow{}, Diagnosis: "no Services selected: nothing to verify"}, nil
-	}
 	for _, t := range targets {
 		if t.Err != nil {
 			return verdict.Report{}, &ReadError{Namespace: t.Namespace, Name: t.Name, Err: t.Err}
 		}
 	}
-	// The nodes first: a name --node gives that is no node fails the run
-	// before the Services are read and planned.
+	// The nodes before the Services: a name --node gives that is no node
+	// fails the run before any Service is planned or any node read.
 	nodes, err := Nodes(ctx, r.Client)
 	if err != nil {
 		return verdict.Report{}, &ReadError{Err: err}
 	}
 	if nodes, err = pick(nodes, r.OnlyNodes); err != nil {
 		return verdict.Report{}, err
+	}
+	if len(targets) == 0 {
+		// As sync: nothing selected is nothing wrong, and no node is read.
+		return verdict.Report{Status: verdict.OK, Services: []verdict.ServiceRow{}, Nodes: []verdict.NodeRow{}, Diagnosis: "no Services selected: nothing to verify"}, nil
 	}
 	svcs, err := r.services(ctx, targets, allNamespaces)
 	if err != nil {
@@ -143,7 +143,7 @@ func (r *Run) Connect(cfg *rest.Config, client kubernetes.Interface) error {
 // the node timeout each, and the run then waits for one node timeout, not
 // two.
 func (r Run) round(ctx context.Context, rights rights, nodes []*corev1.Node, svcs []verdict.Service) verdict.Input {
-	in := verdict.Input{Services: svcs, HealthTimeout: 2 * r.SyncPeriod, Target: r.Target, Domain: r.Domain}
+	in := verdict.Input{Services: svcs, HealthTimeout: 2 * r.SyncPeriod, Target: r.Target, Domain: r.Domain, OnlyNodes: r.OnlyNodes}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubectl-slices/kubectl-slices/internal/english"
 )
 
 // diagnose words the run's verdict as one line and the command to run
@@ -30,8 +32,12 @@ func diagnose(rep Report, target string) (string, string) {
 		return dnsLine(rep.DNS, rep.Status)
 	case len(rep.Nodes) == 0:
 		return "no node to verify: the cluster has no Node objects", "kubectl get nodes"
+	case rep.Status == OK && len(rep.Nodes) == 1 && len(rep.OnlyNodes) > 0:
+		return fmt.Sprintf("node %s's proxy programmed what the slices say (the other nodes were not read)", rep.Nodes[0].Node), ""
+	case rep.Status == OK && len(rep.OnlyNodes) > 0:
+		return fmt.Sprintf("the %d named nodes' proxies programmed what the slices say (the other nodes were not read)", len(rep.Nodes)), ""
 	case rep.Status == OK:
-		return fmt.Sprintf("every node's proxy programmed what the slices say (%d nodes)", len(rep.Nodes)), ""
+		return fmt.Sprintf("every node's proxy programmed what the slices say (%s)", english.Plural(len(rep.Nodes), "node", "nodes")), ""
 	case !ok && rep.Status == Unknown:
 		return failedPlanLine(rep.Services)
 	case !ok:

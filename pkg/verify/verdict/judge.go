@@ -42,6 +42,7 @@ func Judge(in Input) Report {
 		// The slices could not be held against a plan: that leg is not verified.
 		rep.Status = Unknown
 	}
+	rep.OnlyNodes = in.OnlyNodes
 	rep.Diagnosis, rep.Next = diagnose(rep, in.Target)
 	return rep
 }

@@ -31,8 +31,14 @@ func TestAgreeingNodeIsOK(t *testing.T) {
 		row.Healthy == nil || !*row.Healthy || row.SyncFailures == nil || !row.LastSync.Equal(t0) {
 		t.Fatalf("got %+v", row)
 	}
-	if rep.Next != "" || !strings.Contains(rep.Diagnosis, "every node") {
+	if rep.Next != "" || rep.Diagnosis != "every node's proxy programmed what the slices say (1 node)" {
 		t.Fatalf("diagnosis %q next %q", rep.Diagnosis, rep.Next)
+	}
+	// --node named it: the verdict says the others were not read.
+	only := Judge(Input{Services: svcs, Nodes: []NodeState{healthyNode(n, read, t0)}, Now: t0, HealthTimeout: time.Minute, OnlyNodes: []string{"node-a"}})
+	if only.Status != OK || only.Diagnosis != "node node-a's proxy programmed what the slices say (the other nodes were not read)" ||
+		strings.Join(only.OnlyNodes, ",") != "node-a" {
+		t.Fatalf("--node node-a: %s, diagnosis %q, onlyNodes %v", only.Status, only.Diagnosis, only.OnlyNodes)
 	}
 }
 

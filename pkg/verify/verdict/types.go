@@ -58,6 +58,9 @@ type Input struct {
 	// Target is how the command was given its Services ("svc/web -n
 	// default", "-A"), for the next command it suggests.
 	Target string
+	// OnlyNodes are the nodes --node named, when it did: Nodes holds
+	// them alone, and the verdict says the others were not read.
+	OnlyNodes []string
 }
 
 // Service is one selected Service and its slices as listed, and the
@@ -149,7 +152,10 @@ type Report struct {
 	Services []ServiceRow `json:"services"`
 	Nodes    []NodeRow    `json:"nodes"`
 	// DNS holds a row per DNS replica of Input.DNS, in replica order.
-	DNS       []DNSRow `json:"dns,omitempty"`
+	DNS []DNSRow `json:"dns,omitempty"`
+	// OnlyNodes are the nodes --node named: the other nodes were not
+	// read, so Status says nothing of them.
+	OnlyNodes []string `json:"onlyNodes,omitempty"`
 	Diagnosis string   `json:"diagnosis"`
 	Next      string   `json:"next,omitempty"`
 }
