@@ -234,18 +234,23 @@ func verifyLeastPrivilege(t *testing.T, ns string) {
 		kubectl(t, "", "delete", "-n", "kube-system", "role,rolebinding", "kubectl-slices-verify-read", "kubectl-slices-verify-full", "--ignore-not-found")
 	})
 	args := []string{"svc/lb", "-n", ns, "--kubeconfig", kubeconfig}
-	// kube-proxy counts the local endpoints at its sync after the slices'.
+	// kube-proxy opens the health check node port, and counts the local
+	// endpoints, at its sync after the Service's and the slices': until
+	// then the port refuses or answers an older count.
+	hc := "health-check " + ns + "/lb"
 	rep := verifyUntil(t, 10*time.Second, 6, args...)
-	eventually(t, 10*time.Second, "health check node ports agree", func() error {
+	eventually(t, 10*time.Second, "health check node ports answer and agree", func() error {
 		rep = verifyUntil(t, 10*time.Second, 6, args...)
 		for _, n := range rep.Nodes {
+			if why := n.tiers()[hc]; why != "ok" {
+				return fmt.Errorf("node %s: %s", n.Node, why)
+			}
 			if len(n.Missing)+len(n.Extra) > 0 {
 				return fmt.Errorf("node %s: missing %+v, extra %+v", n.Node, n.Missing, n.Extra)
 			}
 		}
 		return nil
 	})
-	hc := "health-check " + ns + "/lb"
 	for _, name := range []string{node.Name(), nodeB.Name()} {
 		n := rep.node(t, name)
 		tiers := n.tiers()
@@ -275,12 +280,16 @@ func verifyLeastPrivilege(t *testing.T, ns string) {
 // verifyStoppedProxy: the second node's kube-proxy stopped (SIGSTOP), a
 // backend turns not ready: that node still sends to it (DRIFT naming the
 // extra endpoint, its rules read though its HTTP ports hang), the first
-// node agrees; continued (SIGCONT), both agree again.
+// node, once it has programmed the change, agrees; continued (SIGCONT), both agree again.
 func verifyStoppedProxy(t *testing.T, target []string, ns string, backends []corev1.Pod) {
 	cont := stopProcess(t, processOf(t, "kube-proxy", "--hostname-override="+nodeB.Name()))
 	gone := backendNamed(t, backends, "web-b2")
 	makeNotReady(t, gone)
 	syncSlices(t, ns, backends, "web-b2")
+	// Node A's kube-proxy is running: it programs the change within its own
+	// sync period. Wait for that, reading node A alone, so the run below
+	// finds it settled and B's stale rules are the only finding.
+	verifyUntil(t, 30*time.Second, 0, append(slices.Clone(target), "--node", node.Name())...)
 	start := time.Now()
 	rep, r := verifyJSON(t, append(target, "--node-timeout", "8s")...)
 	took := time.Since(start)
