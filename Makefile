@@ -116,7 +116,8 @@ bench-e2e: control-plane
 ## bench-verify: verify --all beside each node's floor (its own listing of the rules verify reads, alone,
 ## through the same exec and in the node's network namespace), and verify --watch's rounds and a deleted
 ## rule's time to DRIFT, over 1,000 Services on the two real nodes (as e2e-node: root, runc, CNI).
-## VERIFY_SERVICES=10000 for another size (the waits and the test's timeout grow in proportion)
+## VERIFY_SERVICES=10000 for another size (the waits and the test's timeout grow in proportion);
+## VERIFY_PROFILE=DIR writes a CPU profile of each node's verify --node alone there
 VERIFY_SERVICES ?= 1000
 bench-verify: control-plane
 	@./hack/node-prereqs.sh

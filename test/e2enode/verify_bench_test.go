@@ -24,7 +24,8 @@ import (
 // rules took, then the node's floor (verify_floor_test.go), its own
 // listing of the same rules alone, and verify's time over it: the run's
 // and that of the node verified alone (--node, best of three).
-// make bench-verify.
+// VERIFY_PROFILE=DIR writes a CPU profile of each node's verify alone
+// there. make bench-verify.
 func BenchmarkVerifyAll(b *testing.B) {
 	ns, services := benchServices(b)
 	// kube-proxy programs them: verify agrees.
@@ -70,6 +71,13 @@ func BenchmarkVerifyAll(b *testing.B) {
 		})
 		b.Logf("node %s (%s): verify --node %s alone %s, %.1fx its listing through kubectl exec",
 			n.Node, n.Mode, n.Node, alone.Round(time.Millisecond), ratio(alone, f.exec))
+		if dir := os.Getenv("VERIFY_PROFILE"); dir != "" {
+			// Once more, untimed, for where verify's time past the
+			// listing goes.
+			out := fmt.Sprintf("%s/verify-alone-node%d.pprof", dir, i)
+			verifyJSONWithin(b, each, append(slices.Clone(args), "--node", n.Node, "--profile", "cpu", "--profile-output", out)...)
+			b.Logf("node %s: CPU profile of verify --node %s in %s", n.Node, n.Node, out)
+		}
 		b.ReportMetric(alone.Seconds(), fmt.Sprintf("s-verify-alone/node%d", i))
 		b.ReportMetric(ratio(alone, f.exec), fmt.Sprintf("verify-alone-per-floor-exec/node%d", i))
 		b.ReportMetric(f.exec.Seconds(), fmt.Sprintf("s-floor-exec/node%d", i))
