@@ -183,9 +183,13 @@ func (c *Cache) Informers(ctx context.Context) (*Informers, error) {
 		if err := out.Pods.AddIndexers(cache.Indexers{PodGroupIndex: podGroup}); err != nil {
 			return nil, err
 		}
-		if _, err := out.Pods.AddEventHandler(c.TrackPodGroups()); err != nil {
+		reg, err := out.Pods.AddEventHandler(c.TrackPodGroups())
+		if err != nil {
 			return nil, err
 		}
+		// The memo lists the groups an admission reads: it must have heard
+		// of every Pod of the first list before the cache counts as filled.
+		out.podGroupsSynced = reg.HasSynced
 	}
 	c.Services, c.Pods, c.Slices = out.Services.GetIndexer(), out.Pods.GetIndexer(), out.Slices.GetIndexer()
 	c.filled = nil

@@ -16,6 +16,9 @@ type Informers struct {
 	Endpoints, Nodes       cache.SharedIndexInformer
 
 	factory informers.SharedInformerFactory
+	// podGroupsSynced is the Pod group memo's handler having heard of the
+	// first list (Cache.TrackPodGroups); nil without it.
+	podGroupsSynced cache.InformerSynced
 }
 
 // Named lists the informers present by resource, for logs and health.
@@ -35,13 +38,17 @@ func (i *Informers) Named() map[string]cache.SharedIndexInformer {
 // Start runs the informers until stop is closed.
 func (i *Informers) Start(stop <-chan struct{}) { i.factory.Start(stop) }
 
-// WaitForSync waits until every informer has listed once; false when ctx
-// ended first.
+// WaitForSync waits until every informer has listed once, and the Pod
+// group memo has heard of every Pod of that list; false when ctx ended
+// first.
 func (i *Informers) WaitForSync(ctx context.Context) bool {
 	for name, inf := range i.Named() {
 		if !cache.WaitForNamedCacheSync(name, ctx.Done(), inf.HasSynced) {
 			return false
 		}
+	}
+	if i.podGroupsSynced != nil {
+		return cache.WaitForNamedCacheSync("pod groups", ctx.Done(), i.podGroupsSynced)
 	}
 	return true
 }

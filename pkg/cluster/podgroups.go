@@ -68,7 +68,8 @@ type PodGroup struct {
 // PodGroups returns the groups of namespace's Pods whose labels the
 // selector (a plain label set, as a Service's) matches; every group of the
 // namespace when selector is nil. With TrackPodGroups the cost grows with
-// the number of groups, not of Pods; without, each group's Pods are read. The Pod store
+// the number of the namespace's groups, not of Pods; without, each group's
+// Pods are read, and every group key of the store is listed. The Pod store
 // must carry PodIndexers.
 func (c *Cache) PodGroups(namespace string, selector map[string]string) ([]PodGroup, error) {
 	pods, memo := c.Pods, c.podGroups
@@ -78,8 +79,16 @@ func (c *Cache) PodGroups(namespace string, selector map[string]string) ([]PodGr
 		return nil, fmt.Errorf("the Pod store has no %s index", PodGroupIndex)
 	}
 	prefix := namespace + "\x00"
+	// With the memo, the namespace's own keys; without, every key of the
+	// index (the whole cluster's), filtered by the prefix.
+	var keys []string
+	if memo != nil {
+		keys = memo.keysIn(namespace)
+	} else {
+		keys = pods.ListIndexFuncValues(PodGroupIndex)
+	}
 	var out []PodGroup
-	for _, key := range pods.ListIndexFuncValues(PodGroupIndex) {
+	for _, key := range keys {
 		rest, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"k8s.io/client-go/tools/cache"
@@ -9,7 +11,10 @@ import (
 // podGroupMemo remembers each PodGroupIndex group's first Pod by name and
 // its members' names, so that an admission reads a group of 5,000 Pods in
 // constant time; the informer's notifications (Cache.TrackPodGroups)
-// invalidate a group when one of its Pods comes, changes or goes.
+// invalidate a group when one of its Pods comes, changes or goes. They
+// also say which groups a namespace has: a group is listed from the
+// notification of its first Pod, a moment after the store has it, as the
+// store itself follows the API server.
 //
 // A notification follows the store's update, so a generation read under mu
 // never claims more than the store holds: a memo computed from the store
@@ -23,6 +28,11 @@ type podGroupMemo struct {
 	gen     map[string]uint64
 	members map[string]int
 	memo    map[string]memoEntry
+	// keys are the groups of each namespace with a member, so that an
+	// admission reads its namespace's groups, not the keys of the whole
+	// cluster's index (at 150,000 Pods and 10,000 Services, listing
+	// those was over half of an admission's CPU).
+	keys map[string]map[string]struct{}
 }
 
 type memoEntry struct {
@@ -34,7 +44,7 @@ type memoEntry struct {
 // of PodGroups current; Informers registers it. Until it is called,
 // PodGroups reads every group's Pods from the store at each call.
 func (c *Cache) TrackPodGroups() cache.ResourceEventHandler {
-	m := &podGroupMemo{gen: map[string]uint64{}, members: map[string]int{}, memo: map[string]memoEntry{}}
+	m := newPodGroupMemo()
 	c.podGroups = m
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { m.change(obj, 1) },
@@ -51,6 +61,10 @@ func (c *Cache) TrackPodGroups() cache.ResourceEventHandler {
 	}
 }
 
+func newPodGroupMemo() *podGroupMemo {
+	return &podGroupMemo{gen: map[string]uint64{}, members: map[string]int{}, memo: map[string]memoEntry{}, keys: map[string]map[string]struct{}{}}
+}
+
 func (m *podGroupMemo) change(obj any, delta int) {
 	r, ok := obj.(*PodRecord)
 	if !ok {
@@ -64,9 +78,27 @@ func (m *podGroupMemo) change(obj any, delta int) {
 		delete(m.members, key)
 		delete(m.gen, key)
 		delete(m.memo, key)
+		if ks := m.keys[r.Namespace]; ks != nil {
+			delete(ks, key)
+			if len(ks) == 0 {
+				delete(m.keys, r.Namespace)
+			}
+		}
 		return
 	}
+	if m.keys[r.Namespace] == nil {
+		m.keys[r.Namespace] = map[string]struct{}{}
+	}
+	m.keys[r.Namespace][key] = struct{}{}
 	m.gen[key]++
+}
+
+// keysIn is the keys of namespace's groups with a member, in no order (as
+// the index lists them).
+func (m *podGroupMemo) keysIn(namespace string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.AppendSeq(make([]string, 0, len(m.keys[namespace])), maps.Keys(m.keys[namespace]))
 }
 
 // group returns the group of key, from the memo while no notification has

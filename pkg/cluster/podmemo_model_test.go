@@ -10,27 +10,29 @@ import (
 
 // A model of the informer: the store changes first, the handler hears of
 // it later, in order; reads come at any time. Once every notification is
-// delivered, the memo answers as the store does.
+// delivered, the memo answers as the store does, for each namespace ("a"
+// and "ab": one's key a prefix of the other's).
 func TestPodGroupMemoModel(t *testing.T) {
+	namespaces := []string{"a", "ab"}
 	for seed := int64(0); seed < 300; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, PodIndexers())
 		c := &Cache{Pods: store}
 		h := c.TrackPodGroups()
 		var pending []func()
-		mk := func(name string) *PodRecord {
-			return record(groupPod("a", name, map[string]string{"app": []string{"web", "db"}[r.Intn(2)]}, int32(80+r.Intn(2))))
+		mk := func(ns, name string) *PodRecord {
+			return record(groupPod(ns, name, map[string]string{"app": []string{"web", "db"}[r.Intn(2)]}, int32(80+r.Intn(2))))
 		}
 		for step := 0; step < 200; step++ {
-			name := fmt.Sprintf("p%d", r.Intn(4))
-			old, exists, _ := store.GetByKey("a/" + name)
+			ns, name := namespaces[r.Intn(len(namespaces))], fmt.Sprintf("p%d", r.Intn(4))
+			old, exists, _ := store.GetByKey(ns + "/" + name)
 			switch op := r.Intn(6); {
 			case op == 0 && exists:
 				_ = store.Delete(old)
 				o := old
 				pending = append(pending, func() { h.OnDelete(o) })
 			case op <= 2:
-				p := mk(name)
+				p := mk(ns, name)
 				if exists {
 					_ = store.Update(p)
 					o := old
@@ -46,22 +48,24 @@ func TestPodGroupMemoModel(t *testing.T) {
 				}
 				pending = pending[n:]
 			default:
-				_, _ = c.PodGroups("a", nil)
-				_, _ = c.PodGroups("a", map[string]string{"app": "web"})
+				_, _ = c.PodGroups(ns, nil)
+				_, _ = c.PodGroups(ns, map[string]string{"app": "web"})
 			}
 			if len(pending) == 0 || r.Intn(4) == 0 {
 				for _, f := range pending {
 					f()
 				}
 				pending = nil
-				for _, sel := range []map[string]string{nil, {"app": "web"}} {
-					got, err := c.PodGroups("a", sel)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := groupsString(t, store, "a", sel)
-					if s := groupsString(t, memoStore(got), "a", nil); s != want {
-						t.Fatalf("seed %d step %d sel %v: memo %q, store %q", seed, step, sel, s, want)
+				for _, ns := range namespaces {
+					for _, sel := range []map[string]string{nil, {"app": "web"}} {
+						got, err := c.PodGroups(ns, sel)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := groupsString(t, store, ns, sel)
+						if s := groupsString(t, memoStore(got), ns, nil); s != want {
+							t.Fatalf("seed %d step %d %s sel %v: memo %q, store %q", seed, step, ns, sel, s, want)
+						}
 					}
 				}
 			}

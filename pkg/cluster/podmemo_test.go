@@ -83,8 +83,8 @@ func TestPodGroupMemo(t *testing.T) {
 	check("deleted", "")
 	del(moved, false)
 	m := c.podGroups
-	if len(m.gen)+len(m.members)+len(m.memo) != 0 {
-		t.Errorf("an empty store leaves entries: gen %v members %v memo %d", m.gen, m.members, len(m.memo))
+	if len(m.gen)+len(m.members)+len(m.memo)+len(m.keys) != 0 {
+		t.Errorf("an empty store leaves entries: gen %v members %v memo %d keys %v", m.gen, m.members, len(m.memo), m.keys)
 	}
 }
 

@@ -69,6 +69,40 @@ func BenchmarkHandler(b *testing.B) {
 	}
 }
 
+// BenchmarkHandlerCrowded: one Service admitted into a namespace of 100
+// workloads of 15 Pods, in a cache of 100 such namespaces (150,000 Pods,
+// 10,000 groups: make bench-envelope's top step). An admission's work is
+// its namespace's; what the rest of the cluster adds is the cost of
+// finding that namespace's groups among all of them.
+func BenchmarkHandlerCrowded(b *testing.B) {
+	c := &cluster.Cache{Pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cluster.PodIndexers()),
+		Slices: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
+	track := c.TrackPodGroups()
+	for n := range 100 {
+		for w := range 100 {
+			for i := range 15 {
+				p := pod(fmt.Sprintf("w%d-%d", w, i), map[string]string{"app": fmt.Sprintf("w%d", w)}, fmt.Sprintf("10.%d.%d.%d", n, w, i+1), fmt.Sprintf("w%d-rs", w), httpPort)
+				p.Namespace = fmt.Sprintf("ns-%d", n)
+				if n == 0 {
+					p.Namespace = "ns" // svc's
+				}
+				r := record(p)
+				_ = c.Pods.Add(r)
+				track.OnAdd(r, true)
+			}
+		}
+	}
+	h := &Handler{Plan: reconcile.DefaultOptions()}
+	h.SetSource(CacheSource{Cache: c})
+	mux := h.Mux()
+	s := svc(map[string]string{"app": "w7"}, sport("http", 80, intstr.FromString("http")))
+	body, _ := json.Marshal(admissionv1.AdmissionReview{Request: &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: mustJSON(s)}}})
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, ServicesPath, bytes.NewReader(body)))
+	}
+}
+
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
