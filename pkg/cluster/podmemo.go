@@ -14,7 +14,8 @@ import (
 // invalidate a group when one of its Pods comes, changes or goes. They
 // also say which groups a namespace has: a group is listed from the
 // notification of its first Pod, a moment after the store has it, as the
-// store itself follows the API server.
+// store itself follows the API server. The counts take each notification
+// once and in order, as a shared informer delivers them to a handler.
 //
 // A notification follows the store's update, so a generation read under mu
 // never claims more than the store holds: a memo computed from the store
@@ -47,16 +48,16 @@ func (c *Cache) TrackPodGroups() cache.ResourceEventHandler {
 	m := newPodGroupMemo()
 	c.podGroups = m
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) { m.change(obj, 1) },
-		UpdateFunc: func(old, cur any) {
-			m.change(old, -1)
-			m.change(cur, 1)
-		},
+		AddFunc: func(obj any) { m.change(1, obj) },
+		// The new Pod counted before the old one is taken away, under one
+		// lock: a Pod alone in its group that stays in it never leaves the
+		// group empty, so an admission in between still finds it.
+		UpdateFunc: func(old, cur any) { m.change(1, cur, old) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			m.change(obj, -1)
+			m.change(-1, obj)
 		},
 	}
 }
@@ -65,31 +66,45 @@ func newPodGroupMemo() *podGroupMemo {
 	return &podGroupMemo{gen: map[string]uint64{}, members: map[string]int{}, memo: map[string]memoEntry{}, keys: map[string]map[string]struct{}{}}
 }
 
-func (m *podGroupMemo) change(obj any, delta int) {
-	r, ok := obj.(*PodRecord)
-	if !ok {
-		return
+// change counts the first object's Pod delta in its group, and a second
+// (an update's old Pod) -delta in its own, under one lock.
+func (m *podGroupMemo) change(delta int, objs ...any) {
+	type pod struct {
+		namespace, key string
+		delta          int
 	}
-	key := r.groupKey()
+	var pods []pod
+	for _, obj := range objs {
+		if r, ok := obj.(*PodRecord); ok {
+			pods = append(pods, pod{r.Namespace, r.groupKey(), delta})
+		}
+		delta = -delta
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, p := range pods {
+		m.count(p.namespace, p.key, p.delta)
+	}
+}
+
+func (m *podGroupMemo) count(namespace, key string, delta int) {
 	m.members[key] += delta
 	if m.members[key] <= 0 {
 		delete(m.members, key)
 		delete(m.gen, key)
 		delete(m.memo, key)
-		if ks := m.keys[r.Namespace]; ks != nil {
+		if ks := m.keys[namespace]; ks != nil {
 			delete(ks, key)
 			if len(ks) == 0 {
-				delete(m.keys, r.Namespace)
+				delete(m.keys, namespace)
 			}
 		}
 		return
 	}
-	if m.keys[r.Namespace] == nil {
-		m.keys[r.Namespace] = map[string]struct{}{}
+	if m.keys[namespace] == nil {
+		m.keys[namespace] = map[string]struct{}{}
 	}
-	m.keys[r.Namespace][key] = struct{}{}
+	m.keys[namespace][key] = struct{}{}
 	m.gen[key]++
 }
 

@@ -122,3 +122,35 @@ func memoStore(gs []PodGroup) cache.Indexer {
 	}
 	return s
 }
+
+// TestPodGroupMemoUpdateKeepsGroup: a Pod alone in its group, updated
+// without leaving it (a status write), never leaves its namespace without
+// that group for an admission reading at the same time.
+func TestPodGroupMemoUpdateKeepsGroup(t *testing.T) {
+	store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, PodIndexers())
+	c := &Cache{Pods: store}
+	h := c.TrackPodGroups()
+	p := record(groupPod("a", "solo", map[string]string{"app": "solo"}, 80))
+	_ = store.Add(p)
+	h.OnAdd(p, false)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200000 {
+			h.OnUpdate(p, p)
+		}
+	}()
+	for missing := 0; ; {
+		select {
+		case <-done:
+			if missing > 0 {
+				t.Fatalf("the group was missing from %d reads during its Pod's updates", missing)
+			}
+			return
+		default:
+		}
+		if len(c.podGroups.keysIn("a")) != 1 {
+			missing++
+		}
+	}
+}
