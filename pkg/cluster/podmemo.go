@@ -32,7 +32,7 @@ type podGroupMemo struct {
 	// keys are the groups of each namespace with a member, so that an
 	// admission reads its namespace's groups, not the keys of the whole
 	// cluster's index (at 150,000 Pods and 10,000 Services, listing
-	// those was over half of an admission's CPU).
+	// those was three quarters of an admission's handling).
 	keys map[string]map[string]struct{}
 }
 
