@@ -41,18 +41,11 @@ func BenchmarkServiceFindings(b *testing.B) {
 // the handler over a cluster.Cache of 5,000 Pods: decode, select from the
 // cache, judge, encode.
 func BenchmarkHandler(b *testing.B) {
-	c := &cluster.Cache{Pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cluster.PodIndexers()),
-		Slices: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
-	track := c.TrackPodGroups() // as the informer's notifications do
+	var pods []*corev1.Pod
 	for i := range 5000 {
-		p := pod(fmt.Sprintf("bench-%d", i), map[string]string{"app": "bench", "shard": fmt.Sprint(i % 10)}, fmt.Sprintf("10.2.%d.%d", i/250, i%250+1), "bench-rs", httpPort)
-		r := record(p)
-		_ = c.Pods.Add(r)
-		track.OnAdd(r, true)
+		pods = append(pods, pod(fmt.Sprintf("bench-%d", i), map[string]string{"app": "bench", "shard": fmt.Sprint(i % 10)}, fmt.Sprintf("10.2.%d.%d", i/250, i%250+1), "bench-rs", httpPort))
 	}
-	h := &Handler{Plan: reconcile.DefaultOptions()}
-	h.SetSource(CacheSource{Cache: c})
-	mux := h.Mux()
+	mux := cachedMux(pods)
 	for name, s := range map[string]*corev1.Service{
 		"all":    svc(map[string]string{"app": "bench"}, sport("http", 80, intstr.FromString("http"))),
 		"noport": svc(map[string]string{"app": "bench"}, sport("http", 80, intstr.FromString("metrics"))),
@@ -75,9 +68,7 @@ func BenchmarkHandler(b *testing.B) {
 // its namespace's; what the rest of the cluster adds is the cost of
 // finding that namespace's groups among all of them.
 func BenchmarkHandlerCrowded(b *testing.B) {
-	c := &cluster.Cache{Pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cluster.PodIndexers()),
-		Slices: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
-	track := c.TrackPodGroups()
+	var pods []*corev1.Pod
 	for n := range 100 {
 		for w := range 100 {
 			for i := range 15 {
@@ -86,21 +77,33 @@ func BenchmarkHandlerCrowded(b *testing.B) {
 				if n == 0 {
 					p.Namespace = "ns" // svc's
 				}
-				r := record(p)
-				_ = c.Pods.Add(r)
-				track.OnAdd(r, true)
+				pods = append(pods, p)
 			}
 		}
 	}
-	h := &Handler{Plan: reconcile.DefaultOptions()}
-	h.SetSource(CacheSource{Cache: c})
-	mux := h.Mux()
+	mux := cachedMux(pods)
 	s := svc(map[string]string{"app": "w7"}, sport("http", 80, intstr.FromString("http")))
 	body, _ := json.Marshal(admissionv1.AdmissionReview{Request: &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: mustJSON(s)}}})
 	for b.Loop() {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, ServicesPath, bytes.NewReader(body)))
 	}
+}
+
+// cachedMux is the handler's mux over a cluster.Cache holding pods, its
+// group memo told of each as the informer's notifications do.
+func cachedMux(pods []*corev1.Pod) *http.ServeMux {
+	c := &cluster.Cache{Pods: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cluster.PodIndexers()),
+		Slices: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})}
+	track := c.TrackPodGroups()
+	for _, p := range pods {
+		r := record(p)
+		_ = c.Pods.Add(r)
+		track.OnAdd(r, true)
+	}
+	h := &Handler{Plan: reconcile.DefaultOptions()}
+	h.SetSource(CacheSource{Cache: c})
+	return h.Mux()
 }
 
 func mustJSON(v any) []byte {
